@@ -59,7 +59,10 @@ export interface SymbolTable {
   lookup(name: string): SymbolEntry | undefined;
 }
 
-export function symbolTable(entries: readonly Omit<SymbolEntry, 'slot'>[]): SymbolTable {
+/** A symbol as declared, before it is given a slot (a distributive Omit keeps the union intact). */
+export type SymbolDecl = SymbolEntry extends infer T ? (T extends SymbolEntry ? Omit<T, 'slot'> : never) : never;
+
+export function symbolTable(entries: readonly SymbolDecl[]): SymbolTable {
   const symbols: SymbolEntry[] = [];
   const byName = new Map<string, SymbolEntry>();
   for (const e of entries) {

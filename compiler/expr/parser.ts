@@ -1,0 +1,271 @@
+/**
+ * Recursive-descent parser for exactly the grammar of Appendix A.1 ([OAR-EXPR-1]). Each method is
+ * one production. Precedence and associativity come from the grammar ([OAR-EXPR-4]); in particular
+ * a relation admits one relational operator, and `unary` admits one prefix operator, so `a < b < c`
+ * and `!!a` are rejected rather than grouped.
+ *
+ * Limits: nodes are counted as they are built ([OAR-EXPR-20]) and parsing stops as soon as the
+ * count exceeds the limit ([OAR-EXPR-17]); nesting depth is bounded by the same number (a tree's
+ * depth never exceeds its node count), with a floor of 256 for parentheses, so a 100,000-deep or
+ * 10 MB condition ends in an error, never a stack overflow or a long parse.
+ */
+import type { BinaryOp, Expr } from './ast.js';
+import { Lexer, type Token, type TokenKind } from './lexer.js';
+import { ExprSyntaxError } from './syntax-error.js';
+
+export interface ParseOptions {
+  /** Maximum parse-tree nodes ([OAR-EXPR-17]); default 1024. */
+  maxNodes?: number;
+}
+
+export const DEFAULT_MAX_NODES = 1024;
+/** The floor every engine must accept ([OAR-EXPR-17]). */
+export const MIN_MAX_NODES = 256;
+/** The largest limit this engine can be configured with: deeper trees would strain the JS stack. */
+export const MAX_MAX_NODES = 4096;
+/** Source longer than this is refused before lexing. */
+export const MAX_SOURCE_LENGTH = 1 << 20;
+
+const RELOPS: ReadonlySet<TokenKind> = new Set(['==', '!=', '<', '<=', '>', '>=', 'in']);
+
+export function parseCondition(src: string, opts: ParseOptions = {}): Expr {
+  return new Parser(src, opts.maxNodes ?? DEFAULT_MAX_NODES).parse();
+}
+
+class Parser {
+  private readonly lexer: Lexer;
+  private tok: Token;
+  private nodes = 0;
+  private depth = 0;
+  private readonly maxDepth: number;
+
+  constructor(
+    src: string,
+    private readonly maxNodes: number,
+  ) {
+    if (src.length > MAX_SOURCE_LENGTH) {
+      throw new ExprSyntaxError('condition', 0, `condition is ${src.length} characters long; the limit is ${MAX_SOURCE_LENGTH}`, 'OAR-EXPR-17');
+    }
+    this.maxDepth = Math.max(maxNodes, MIN_MAX_NODES);
+    this.lexer = new Lexer(src);
+    this.tok = this.lexer.next();
+  }
+
+  parse(): Expr {
+    if (this.at() === 'eof') throw this.fail(this.tok, 'empty condition');
+    const e = this.condition();
+    if (this.at() !== 'eof') {
+      if (RELOPS.has(this.at())) {
+        throw this.fail(this.tok, `a relation admits at most one relational operator: '${this.tok.text}' cannot follow another comparison without parentheses`, 'OAR-EXPR-4');
+      }
+      throw this.fail(this.tok, `unexpected ${describe(this.tok)} after a complete condition`);
+    }
+    return e;
+  }
+
+  // --- productions ---------------------------------------------------------------------------
+
+  private condition(): Expr {
+    if (++this.depth > this.maxDepth) {
+      throw new ExprSyntaxError('(', this.tok.offset, `condition is nested more than ${this.maxDepth} levels deep`, 'OAR-EXPR-17');
+    }
+    const e = this.ternary();
+    this.depth--;
+    return e;
+  }
+
+  /** ternary = disjunction [ "?" ternary ":" ternary ] — right-associative. */
+  private ternary(): Expr {
+    const test = this.disjunction();
+    if (this.at() !== '?') return test;
+    this.advance();
+    const consequent = this.condition();
+    this.expect(':');
+    const alternate = this.condition();
+    return this.node({ type: 'ternary', offset: test.offset, test, consequent, alternate });
+  }
+
+  private disjunction(): Expr {
+    let left = this.conjunction();
+    while (this.at() === '||') {
+      this.advance();
+      left = this.binary('||', left, this.conjunction());
+    }
+    return left;
+  }
+
+  private conjunction(): Expr {
+    let left = this.relation();
+    while (this.at() === '&&') {
+      this.advance();
+      left = this.binary('&&', left, this.relation());
+    }
+    return left;
+  }
+
+  /** relation = addition [ relop addition ] — at most one relational operator ([OAR-EXPR-4]). */
+  private relation(): Expr {
+    const left = this.addition();
+    if (!RELOPS.has(this.at())) return left;
+    const op = this.at() as BinaryOp;
+    this.advance();
+    const rel = this.binary(op, left, this.addition());
+    if (RELOPS.has(this.at())) {
+      throw this.fail(this.tok, `a relation admits at most one relational operator: '${this.tok.text}' cannot follow '${op}' (write parentheses)`, 'OAR-EXPR-4');
+    }
+    return rel;
+  }
+
+  private addition(): Expr {
+    let left = this.multiplication();
+    while (this.at() === '+' || this.at() === '-') {
+      const op = this.at() as BinaryOp;
+      this.advance();
+      left = this.binary(op, left, this.multiplication());
+    }
+    return left;
+  }
+
+  private multiplication(): Expr {
+    let left = this.unary();
+    while (this.at() === '*' || this.at() === '/' || this.at() === '%') {
+      const op = this.at() as BinaryOp;
+      this.advance();
+      left = this.binary(op, left, this.unary());
+    }
+    return left;
+  }
+
+  /** unary = [ "!" | "-" ] postfix — one prefix operator at most. */
+  private unary(): Expr {
+    const t = this.tok;
+    if (t.kind !== '!' && t.kind !== '-') return this.postfix();
+    this.advance();
+    if (this.at() === '!' || this.at() === '-') {
+      throw this.fail(this.tok, `'${t.text}${this.tok.text}': a unary operator cannot apply directly to another (write '${t.text}(${this.tok.text}…)')`);
+    }
+    // The magnitude 2^63 is admitted only as the immediate operand of unary minus ([OAR-EXPR-21]).
+    const negatedLiteral = t.kind === '-' && this.at() === 'int';
+    const operand = this.postfix(negatedLiteral);
+    return this.node({ type: 'unary', offset: t.offset, op: t.kind, operand });
+  }
+
+  /** postfix = primary { "[" condition "]" } */
+  private postfix(negatedLiteral = false): Expr {
+    let e = this.primary(negatedLiteral);
+    while (this.at() === '[') {
+      this.advance();
+      const index = this.condition();
+      this.expect(']');
+      e = this.node({ type: 'index', offset: e.offset, object: e, index });
+    }
+    return e;
+  }
+
+  /** primary = literal | call | identifier | "(" condition ")" */
+  private primary(negatedLiteral: boolean): Expr {
+    const t = this.tok;
+    switch (t.kind) {
+      case 'true':
+      case 'false':
+        this.advance();
+        return this.node({ type: 'bool', offset: t.offset, value: t.kind === 'true' });
+      case 'int': {
+        this.advance();
+        // Immediate operand only: `-9223372036854775808[0]` is not a negated literal.
+        const negated = negatedLiteral && this.at() !== '[';
+        return this.node({ type: 'int', offset: t.offset, value: BigInt(t.text), negated });
+      }
+      case 'double':
+        this.advance();
+        return this.node({ type: 'double', offset: t.offset, value: Number(t.text), text: t.text });
+      case 'string':
+        this.advance();
+        return this.node({ type: 'string', offset: t.offset, value: t.value as string });
+      case '[': {
+        this.advance();
+        const elements = this.arguments(']');
+        return this.node({ type: 'list', offset: t.offset, elements });
+      }
+      case '(': {
+        this.advance();
+        const e = this.condition();
+        this.expect(')');
+        return e;
+      }
+      case 'ident': {
+        this.advance();
+        if (this.at() !== '(') return this.node({ type: 'ident', offset: t.offset, name: t.text });
+        this.advance();
+        const args = this.arguments(')');
+        return this.node({ type: 'call', offset: t.offset, callee: t.text, args });
+      }
+      default:
+        throw this.fail(t, `expected an operand, found ${describe(t)}`);
+    }
+  }
+
+  /** [ condition { "," condition } ] close — no trailing comma. */
+  private arguments(close: ')' | ']'): Expr[] {
+    const out: Expr[] = [];
+    if (this.at() === close) {
+      this.advance();
+      return out;
+    }
+    for (;;) {
+      out.push(this.condition());
+      if (this.at() === ',') {
+        this.advance();
+        if (this.at() === close) throw this.fail(this.tok, `trailing ',' before '${close}'`);
+        continue;
+      }
+      this.expect(close);
+      return out;
+    }
+  }
+
+  // --- helpers -------------------------------------------------------------------------------
+
+  private binary(op: BinaryOp, left: Expr, right: Expr): Expr {
+    return this.node({ type: 'binary', offset: left.offset, op, left, right });
+  }
+
+  private node<T extends Expr>(e: T): T {
+    if (++this.nodes > this.maxNodes) {
+      throw new ExprSyntaxError('condition', e.offset, `condition has more than ${this.maxNodes} nodes, the engine's limit`, 'OAR-EXPR-17');
+    }
+    return e;
+  }
+
+  /** The current token's kind; a call, so TypeScript does not narrow it across `advance()`. */
+  private at(): TokenKind {
+    return this.tok.kind;
+  }
+
+  private advance(): void {
+    this.tok = this.lexer.next();
+  }
+
+  private expect(kind: TokenKind): void {
+    if (this.at() !== kind) {
+      if (kind === ')' || kind === ']' || kind === ':') {
+        if (RELOPS.has(this.at())) {
+          throw this.fail(this.tok, `a relation admits at most one relational operator: '${this.tok.text}' cannot follow another comparison`, 'OAR-EXPR-4');
+        }
+      }
+      throw this.fail(this.tok, `expected '${kind}', found ${describe(this.tok)}`);
+    }
+    this.advance();
+  }
+
+  private fail(t: Token, message: string, clause = 'OAR-EXPR-1'): ExprSyntaxError {
+    return new ExprSyntaxError(t.kind === 'eof' ? 'end of condition' : t.text, t.offset, message, clause);
+  }
+}
+
+function describe(t: Token): string {
+  if (t.kind === 'eof') return 'end of condition';
+  if (t.kind === 'ident') return `identifier '${t.text}'`;
+  if (t.kind === 'string') return `string ${t.text}`;
+  return `'${t.text}'`;
+}
