@@ -1,0 +1,162 @@
+/**
+ * SHA-256 (FIPS 180-4) and UTF-8 encoding in plain TypeScript, for the tool-call fingerprint
+ * ([OAR-FACT-28]). The runtime must load on edge runtimes and in browsers, where `node:crypto` does
+ * not exist and WebCrypto's digest is asynchronous, while a decision is synchronous.
+ */
+
+/**
+ * The UTF-8 bytes of `s`, read as a sequence of code points the way the rest of the runtime reads
+ * strings (`cpLength`, `cpCompare`): a surrogate pair is one code point; a *lone* surrogate is the
+ * code point of the same value and is encoded by the same three-byte rule as any other BMP code
+ * point (ED A0 80 for U+D800) — the generalised UTF-8 known as WTF-8.
+ *
+ * Why not U+FFFD, as `TextEncoder` and `Buffer` do: [OAR-FACT-23] forbids silently coercing a
+ * string, and replacing would make "\uD800" and "\uFFFD" (and every pair of strings differing only
+ * in which lone surrogate they carry) fingerprint identically. For every well-formed string the
+ * output is exactly standard UTF-8, so the two approaches differ only on ill-formed input.
+ */
+export function utf8Encode(s: string): Uint8Array {
+  const n = s.length;
+  const out = new Uint8Array(n * 3); // every UTF-16 unit takes at most 3 bytes (a pair takes 4 for 2)
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      out[o++] = c;
+      continue;
+    }
+    if (c < 0x800) {
+      out[o++] = 0xc0 | (c >> 6);
+      out[o++] = 0x80 | (c & 0x3f);
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+        out[o++] = 0xf0 | (c >> 18);
+        out[o++] = 0x80 | ((c >> 12) & 0x3f);
+        out[o++] = 0x80 | ((c >> 6) & 0x3f);
+        out[o++] = 0x80 | (c & 0x3f);
+        continue;
+      }
+    }
+    // Any other BMP code point, including a lone surrogate (see above).
+    out[o++] = 0xe0 | (c >> 12);
+    out[o++] = 0x80 | ((c >> 6) & 0x3f);
+    out[o++] = 0x80 | (c & 0x3f);
+  }
+  return out.subarray(0, o);
+}
+
+const K = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+/** The SHA-256 digest of `bytes` (32 bytes). */
+export function sha256(bytes: Uint8Array): Uint8Array {
+  const n = bytes.length;
+  // Padding: 0x80, zeros, then the bit length as a 64-bit big-endian integer, to a 64-byte multiple.
+  const total = (((n + 8) >>> 6) + 1) << 6;
+  const buf = new Uint8Array(total);
+  buf.set(bytes);
+  buf[n] = 0x80;
+  const bitsHi = Math.floor(n / 0x20000000); // n * 8 / 2^32, exact for any array length
+  const bitsLo = (n << 3) >>> 0;
+  buf[total - 8] = bitsHi >>> 24;
+  buf[total - 7] = bitsHi >>> 16;
+  buf[total - 6] = bitsHi >>> 8;
+  buf[total - 5] = bitsHi;
+  buf[total - 4] = bitsLo >>> 24;
+  buf[total - 3] = bitsLo >>> 16;
+  buf[total - 2] = bitsLo >>> 8;
+  buf[total - 1] = bitsLo;
+
+  const h = new Uint32Array([
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+  ]);
+  const w = new Uint32Array(64);
+  for (let off = 0; off < total; off += 64) {
+    for (let t = 0; t < 16; t++) {
+      const q = off + t * 4;
+      w[t] =
+        ((buf[q] as number) << 24) |
+        ((buf[q + 1] as number) << 16) |
+        ((buf[q + 2] as number) << 8) |
+        (buf[q + 3] as number);
+    }
+    for (let t = 16; t < 64; t++) {
+      const x = w[t - 15] as number;
+      const y = w[t - 2] as number;
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+      w[t] = (w[t - 16] as number) + s0 + (w[t - 7] as number) + s1;
+    }
+    let a = h[0] as number;
+    let b = h[1] as number;
+    let c = h[2] as number;
+    let d = h[3] as number;
+    let e = h[4] as number;
+    let f = h[5] as number;
+    let g = h[6] as number;
+    let hh = h[7] as number;
+    for (let t = 0; t < 64; t++) {
+      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+      const ch = (e & f) ^ (~e & g);
+      const t1 = (hh + S1 + ch + (K[t] as number) + (w[t] as number)) | 0;
+      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+      const maj = (a & b) ^ (a & c) ^ (b & c);
+      const t2 = (S0 + maj) | 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = (d + t1) | 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) | 0;
+    }
+    h[0] = (h[0] as number) + a;
+    h[1] = (h[1] as number) + b;
+    h[2] = (h[2] as number) + c;
+    h[3] = (h[3] as number) + d;
+    h[4] = (h[4] as number) + e;
+    h[5] = (h[5] as number) + f;
+    h[6] = (h[6] as number) + g;
+    h[7] = (h[7] as number) + hh;
+  }
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 8; i++) {
+    const v = h[i] as number;
+    out[i * 4] = v >>> 24;
+    out[i * 4 + 1] = v >>> 16;
+    out[i * 4 + 2] = v >>> 8;
+    out[i * 4 + 3] = v;
+  }
+  return out;
+}
+
+const HEX = '0123456789abcdef';
+
+/** Lowercase hexadecimal, two digits per byte ([OAR-FACT-28] asks for lowercase). */
+export function toHex(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    s += HEX[b >>> 4]! + HEX[b & 15]!;
+  }
+  return s;
+}
+
+/** Lowercase hex SHA-256 of the UTF-8 (see {@link utf8Encode}) bytes of `s`. */
+export function sha256HexOfString(s: string): string {
+  return toHex(sha256(utf8Encode(s)));
+}
