@@ -27,24 +27,23 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * Checked values are cached, so a fact read twice is checked once.
  */
 export class ObjectFactReader implements FactReader {
+  /** Checked values by slot; a checked value is never `undefined`, so that marks "not read". */
   private readonly cache: unknown[];
-  private readonly seen: boolean[];
 
   constructor(
     private readonly table: SymbolTable,
     private readonly values: Readonly<Record<string, unknown>>,
   ) {
-    this.cache = new Array(table.symbols.length);
-    this.seen = new Array(table.symbols.length).fill(false);
+    this.cache = [];
   }
 
   fact(slot: number): unknown {
-    if (this.seen[slot]) return this.cache[slot];
+    const cached = this.cache[slot];
+    if (cached !== undefined) return cached;
     const sym = this.table.symbols[slot] as FactSymbol;
     const v = hasOwn.call(this.values, sym.name) ? this.values[sym.name] : undefined;
     const checked: Value = v === undefined ? zeroValue(sym.type) : checkValue(sym.type, v, `fact ${sym.name}`);
     this.cache[slot] = checked;
-    this.seen[slot] = true;
     return checked;
   }
 

@@ -35,22 +35,28 @@ export function zeroValue(type: FactType): Value {
   }
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
+/**
+ * A plain-object map's keys are its own *enumerable* string keys — the keys `Object.keys` lists,
+ * which `size()` counts and the type check inspects ([OAR-FACT-26]). A non-enumerable own property
+ * is not a member: counting it for `in` and indexing but not for `size()` or the check would let a
+ * hidden, unchecked value (a number in a `map<string,string>`) reach a condition.
+ */
+const isOwnKey = Object.prototype.propertyIsEnumerable;
 
 /** Is `v` a map value: a `Map`, or a non-array object? */
 export function isMap(v: unknown): v is OarMap {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Key presence by own property only: `"constructor" in tool_args` is false for `{}`. */
+/** Key presence by own enumerable property only: `"constructor" in tool_args` is false for `{}`. */
 export function mapHas(m: OarMap, key: string): boolean {
-  return m instanceof Map ? m.has(key) : hasOwn.call(m, key);
+  return m instanceof Map ? m.has(key) : isOwnKey.call(m, key);
 }
 
-/** The member under `key`, or undefined; own properties only. */
+/** The member under `key`, or undefined; own enumerable properties only. */
 export function mapGet(m: OarMap, key: string): unknown {
   if (m instanceof Map) return m.get(key);
-  return hasOwn.call(m, key) ? (m as Record<string, unknown>)[key] : undefined;
+  return isOwnKey.call(m, key) ? (m as Record<string, unknown>)[key] : undefined;
 }
 
 export function mapSize(m: OarMap): number {
@@ -97,13 +103,17 @@ export function checkValue(type: FactType, v: unknown, what: string): Value {
         if (Number.isFinite(v)) return v;
         throw new Raise('provider_failure', `${what}: a double must be finite, got ${describe(v)}`);
       }
-      if (typeof v === 'bigint') return Number(v);
+      if (typeof v === 'bigint') {
+        // Beyond the binary64 range the conversion would be an infinity ([OAR-FACT-23]).
+        const d = Number(v);
+        if (Number.isFinite(d)) return d;
+      }
       throw wrong(type, v, what);
     case 'list<string>':
-      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
+      if (Array.isArray(v) && everyElement(v, (x) => typeof x === 'string')) return v;
       throw wrong(type, v, what);
     case 'list<map>':
-      if (Array.isArray(v) && v.every(isMap)) return v;
+      if (Array.isArray(v) && everyElement(v, isMap)) return v;
       throw wrong(type, v, what);
     case 'map':
       if (isMap(v)) return v;
@@ -112,6 +122,13 @@ export function checkValue(type: FactType, v: unknown, what: string): Value {
       if (isMap(v) && everyMember(v, (x) => typeof x === 'string')) return v;
       throw wrong(type, v, what);
   }
+}
+
+/** Every element, holes included: `Array.prototype.every` skips the hole in `[, "a"]`, which
+ *  is a list with a member that is not a string (or not a map) ([OAR-FACT-26]). */
+function everyElement(a: readonly unknown[], pred: (x: unknown) => boolean): boolean {
+  for (let k = 0; k < a.length; k++) if (!(k in a) || !pred(a[k])) return false;
+  return true;
 }
 
 function everyMember(m: OarMap, pred: (x: unknown) => boolean): boolean {

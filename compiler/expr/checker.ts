@@ -156,7 +156,9 @@ class Checker {
     if (BUILTINS.has(name)) return this.builtin(name, args, offset);
     const sym = this.symbols.lookup(name);
     if (sym === undefined) {
-      const clause = NOT_BUILTINS[name];
+      // Own property only: `constructor(s)` or `toString(s)` must not find Object.prototype's
+      // members and be reported under a function instead of a clause ([OAR-FACT-3]).
+      const clause = Object.hasOwn(NOT_BUILTINS, name) ? NOT_BUILTINS[name] : undefined;
       if (clause) {
         return this.err(clause, name, offset, `'${name}' is not a built-in: the language has exactly size, starts_with, ends_with and contains`);
       }

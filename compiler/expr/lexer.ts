@@ -127,7 +127,8 @@ export class Lexer {
     let runStart = this.pos;
     for (;;) {
       if (this.pos >= src.length) {
-        throw new ExprSyntaxError('"', offset, 'unterminated string literal', 'OAR-EXPR-1');
+        // Name the quote that opened it, single or double ([OAR-EXPR-1]).
+        throw new ExprSyntaxError(String.fromCharCode(quote), offset, 'unterminated string literal', 'OAR-EXPR-1');
       }
       const c = src.charCodeAt(this.pos);
       if (c === quote) {
@@ -166,7 +167,8 @@ export class Lexer {
         }
       }
       if (decoded === undefined) {
-        const shown = e === undefined ? '\\' : e === 'u' ? src.slice(this.pos, this.pos + 6) : '\\' + String.fromCodePoint(src.codePointAt(this.pos + 1) as number);
+        // Name the escape as written: for a short `\u` only its hex digits, not the quote after them.
+        const shown = e === undefined ? '\\' : e === 'u' ? '\\u' + /^[0-9A-Fa-f]{0,3}/.exec(src.slice(this.pos + 2, this.pos + 5))![0] : '\\' + String.fromCodePoint(src.codePointAt(this.pos + 1) as number);
         throw new ExprSyntaxError(shown, escOffset, `invalid escape ${JSON.stringify(shown)} in string literal`, 'OAR-EXPR-3');
       }
       out += decoded;

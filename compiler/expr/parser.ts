@@ -5,9 +5,9 @@
  * and `!!a` are rejected rather than grouped.
  *
  * Limits: nodes are counted as they are built ([OAR-EXPR-20]) and parsing stops as soon as the
- * count exceeds the limit ([OAR-EXPR-17]); nesting depth is bounded by the same number (a tree's
- * depth never exceeds its node count), with a floor of 256 for parentheses, so a 100,000-deep or
- * 10 MB condition ends in an error, never a stack overflow or a long parse.
+ * count exceeds the limit ([OAR-EXPR-17]); nesting (parentheses, subscripts, arguments, ternary
+ * branches) is bounded by MAX_NESTING, so a 100,000-deep or 10 MB condition ends in an error, never
+ * a stack overflow or a long parse.
  */
 import type { BinaryOp, Expr } from './ast.js';
 import { Lexer, type Token, type TokenKind } from './lexer.js';
@@ -21,15 +21,28 @@ export interface ParseOptions {
 export const DEFAULT_MAX_NODES = 1024;
 /** The floor every engine must accept ([OAR-EXPR-17]). */
 export const MIN_MAX_NODES = 256;
-/** The largest limit this engine can be configured with: deeper trees would strain the JS stack. */
-export const MAX_MAX_NODES = 4096;
+/**
+ * The largest limit this engine can be configured with. A left-deep chain of N nodes nests N/2
+ * calls deep in the emitted code, and acorn (which verifies every emitted program, DESIGN rule 5)
+ * runs out of stack near 1,300 nodes: 1024 is the largest power of two that compiles everywhere.
+ */
+export const MAX_MAX_NODES = 1024;
 /** Source longer than this is refused before lexing. */
 export const MAX_SOURCE_LENGTH = 1 << 20;
+/**
+ * Deepest nesting the parser descends into ([OAR-EXPR-17]). Each level costs about ten frames of
+ * recursive descent, and before V8 optimises the parser ~800 levels already overflow the default
+ * stack, so the depth cannot be bounded by the node limit (up to MAX_MAX_NODES) as it once was: a
+ * 1-node condition in 1,000 parentheses crashed with a RangeError at the default limit. 256 is the
+ * floor of [OAR-EXPR-17]: a condition within that floor nests no deeper unless it wraps a term in
+ * redundant parentheses, since every other level holds at least one node.
+ */
+export const MAX_NESTING = MIN_MAX_NODES;
 
 const RELOPS: ReadonlySet<TokenKind> = new Set(['==', '!=', '<', '<=', '>', '>=', 'in']);
 
 export function parseCondition(src: string, opts: ParseOptions = {}): Expr {
-  return new Parser(src, opts.maxNodes ?? DEFAULT_MAX_NODES).parse();
+  return new Parser(src, Math.min(opts.maxNodes ?? DEFAULT_MAX_NODES, MAX_MAX_NODES)).parse();
 }
 
 class Parser {
@@ -46,7 +59,7 @@ class Parser {
     if (src.length > MAX_SOURCE_LENGTH) {
       throw new ExprSyntaxError('condition', 0, `condition is ${src.length} characters long; the limit is ${MAX_SOURCE_LENGTH}`, 'OAR-EXPR-17');
     }
-    this.maxDepth = Math.max(maxNodes, MIN_MAX_NODES);
+    this.maxDepth = MAX_NESTING;
     this.lexer = new Lexer(src);
     this.tok = this.lexer.next();
   }
@@ -67,7 +80,7 @@ class Parser {
 
   private condition(): Expr {
     if (++this.depth > this.maxDepth) {
-      throw new ExprSyntaxError('(', this.tok.offset, `condition is nested more than ${this.maxDepth} levels deep`, 'OAR-EXPR-17');
+      throw this.fail(this.tok, `condition is nested more than ${this.maxDepth} levels deep`, 'OAR-EXPR-17');
     }
     const e = this.ternary();
     this.depth--;
