@@ -1,0 +1,172 @@
+/**
+ * The bundle emitter: a checked pack → one ES module that imports only oarc's runtime and exports
+ * the bundle (runtime/bundle.ts) as its default. Conditions become specialised closures; the rest
+ * is data. The same tree also yields a script body for the in-process path.
+ *
+ * Deterministic by construction (DESIGN rule 3): rules are in evaluation order, symbols in slot
+ * order, object members in a fixed order, constants numbered in emission order — the same pack,
+ * capability and compiler give byte-identical output. Every emitted program is verified before it
+ * is returned (DESIGN rule 5).
+ */
+import { generate } from 'astring';
+import type * as ES from 'estree';
+import { BUNDLE_FORMAT, type BundleCapability, type BundleRule, type BundleSymbol } from '../../runtime/bundle.js';
+import type { SymbolEntry } from '../../runtime/types.js';
+import type { CheckedRule, Enforcement } from '../load/model.js';
+import type { Capability } from '../load/capability.js';
+import { COMPILER_ID } from '../version.js';
+import { EmitScope, emitConditionFunction } from './condition.js';
+import { array, id, lit } from './estree.js';
+import { verifyGenerated } from './verify.js';
+
+export interface PackForEmit {
+  capability: Capability;
+  symbols: readonly SymbolEntry[];
+  rules: readonly CheckedRule[];
+  /** Effective enforcement after configuration documents ([OAR-CFG-3]). */
+  enforcement: ReadonlyMap<string, Enforcement>;
+}
+
+/** The module specifier a bundle imports its runtime from. */
+export const RUNTIME_MODULE = 'oarc/runtime';
+
+/** A value in a data tree that is already code (a condition closure). */
+class Code {
+  constructor(readonly node: ES.Expression) {}
+}
+
+/** JSON-like data → ESTree. Keys are literals; `__proto__` is computed so it stays an own key. */
+function data(v: unknown): ES.Expression {
+  if (v instanceof Code) return v.node;
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return lit(v);
+  if (Array.isArray(v)) return array(v.map(data));
+  if (typeof v === 'object') {
+    const properties: ES.Property[] = [];
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (x === undefined) continue;
+      properties.push({
+        type: 'Property',
+        key: lit(k),
+        value: data(x),
+        kind: 'init',
+        method: false,
+        shorthand: false,
+        computed: k === '__proto__',
+      });
+    }
+    return { type: 'ObjectExpression', properties };
+  }
+  throw new Error(`cannot emit ${typeof v}`);
+}
+
+function tierName(s: SymbolEntry): string {
+  return s.tier.kind === 'profile' ? s.tier.profile : s.tier.kind;
+}
+
+function bundleSymbols(symbols: readonly SymbolEntry[]): BundleSymbol[] {
+  return symbols.map((s) =>
+    s.kind === 'fact'
+      ? { kind: 'fact', name: s.name, type: s.type, tier: tierName(s) }
+      : { kind: 'function', name: s.name, param: s.param, result: s.result, tier: tierName(s) },
+  );
+}
+
+function bundleCapability(c: Capability): BundleCapability {
+  return {
+    host: c.host,
+    coreAnchors: Object.fromEntries(c.coreAnchors),
+    hostAnchors: [...c.hostAnchors],
+    profiles: [...c.profiles],
+    activityWindow: c.activityWindow,
+    supportsTransform: c.supportsTransform,
+    expressionNodesMax: c.expressionNodesMax,
+    detectors: [...c.detectors],
+  };
+}
+
+function sourceOf(r: CheckedRule): string {
+  const s = r.source;
+  return `${s.file ?? '<input>'}:${s.line ?? 1}:${s.column ?? 1}`;
+}
+
+/**
+ * One rule as bundle data. `when` is whatever the caller makes of the checked condition: emitted
+ * code for a module, or a closure for the interpreter back end. Member order is fixed.
+ */
+function ruleData(r: CheckedRule, enforcement: Enforcement, when: (c: NonNullable<CheckedRule['when']>) => unknown): Record<string, unknown> {
+  const t = r.transform;
+  const b: { [K in keyof BundleRule]: unknown } = {
+    qid: r.qid,
+    id: r.id,
+    kind: r.kind,
+    effect: r.effect,
+    enforcement,
+    mandatory: r.mandatory,
+    anchor: r.localAnchor,
+    selector: r.selector.map((c) => ({ slot: c.fact.slot, values: [...c.values] })),
+    when: r.when ? when(r.when) : undefined,
+    flow: r.flow ? [...r.flow] : undefined,
+    onError: r.onError.mode === 'substitute' ? { rule: r.onError.rule, id: r.onError.id } : r.onError.mode,
+    onFire: [...r.onFire],
+    overrides: [...r.overrides],
+    transform: t
+      ? { action: t.action, replacement: t.replacement, target: t.target === 'content' ? 'content' : t.target.slot, targetName: t.target === 'content' ? 'content' : t.target.name }
+      : undefined,
+    detector: r.detector,
+    copy: r.copy,
+    counterScope: r.counterScope?.slot,
+    source: sourceOf(r),
+  };
+  return b;
+}
+
+interface EmittedBundle {
+  constants: ES.VariableDeclaration[];
+  helpers: string[];
+  bundle: ES.Expression;
+}
+
+/** The bundle as data, with each condition made by `when`. */
+export function bundleData(pack: PackForEmit, when: (c: NonNullable<CheckedRule['when']>) => unknown): Record<string, unknown> {
+  return {
+    format: BUNDLE_FORMAT,
+    compiler: COMPILER_ID,
+    capability: bundleCapability(pack.capability),
+    symbols: bundleSymbols(pack.symbols),
+    rules: pack.rules.map((r) => ruleData(r, pack.enforcement.get(r.qid) ?? r.enforcement, when)),
+  };
+}
+
+function emitBundle(pack: PackForEmit): EmittedBundle {
+  const scope = new EmitScope();
+  const bundle = data(bundleData(pack, (c) => new Code(emitConditionFunction(c.typed, scope))));
+  return { constants: scope.constants, helpers: [...scope.helpers].sort(), bundle };
+}
+
+/** The bundle as ES module text: `import {…} from "oarc/runtime"; … export default {…};`. */
+export function emitBundleModule(pack: PackForEmit, runtimeModule = RUNTIME_MODULE): string {
+  const e = emitBundle(pack);
+  const body: ES.Program['body'] = [];
+  if (e.helpers.length > 0) {
+    body.push({
+      type: 'ImportDeclaration',
+      specifiers: e.helpers.map((h) => ({ type: 'ImportSpecifier', imported: id(h), local: id(h) })),
+      source: { type: 'Literal', value: runtimeModule },
+      attributes: [],
+    });
+  }
+  body.push(...e.constants, { type: 'ExportDefaultDeclaration', declaration: e.bundle });
+  const program: ES.Program = { type: 'Program', sourceType: 'module', body };
+  const code = `// Generated by ${COMPILER_ID}. Do not edit: recompile the rule pack instead.\n${generate(program)}`;
+  verifyGenerated(code, new Set(), 'module');
+  return code;
+}
+
+/** The bundle as a script body for the in-process path: its free names are the helpers it uses. */
+export function emitBundleScript(pack: PackForEmit): { code: string; helpers: string[] } {
+  const e = emitBundle(pack);
+  const program: ES.Program = { type: 'Program', sourceType: 'script', body: [...e.constants, { type: 'ReturnStatement', argument: e.bundle }] };
+  const code = generate(program);
+  verifyGenerated(code, new Set(e.helpers));
+  return { code, helpers: e.helpers };
+}

@@ -1,0 +1,99 @@
+/**
+ * oarc's compiler API.
+ *
+ *   const r = loadPackFiles({ capability: 'cap.yaml', rules: ['rules/'] });
+ *   if (!r.ok) for (const d of r.diagnostics) console.error(formatDiagnostic(d));
+ *   const moduleText = compile(r.pack);          // write it to bundle.mjs, import it later
+ *   const engine = createEngine(compileToBundle(r.pack));   // or load in process
+ */
+import { LoadError, type Diagnostic } from './diagnostics.js';
+import { loadPack, type LoadedPack, type PackInput, type PackResult } from './load/pack.js';
+import { parseSource, readSources, type SourceDoc } from './load/source.js';
+import { bundleData, emitBundleModule, emitBundleScript } from './emit/bundle.js';
+import { interpret } from './expr/interpreter.js';
+import { CONDITION_HELPERS, type ConditionHelper } from '../runtime/helpers.js';
+import { checkBundle, type Bundle } from '../runtime/bundle.js';
+import type { FactReader } from '../runtime/facts.js';
+
+export { formatDiagnostic, LoadError, type Diagnostic, type SourceLocation } from './diagnostics.js';
+export { loadPack, type LoadedPack, type PackInput, type PackResult } from './load/pack.js';
+export { parseSource, readSources, type SourceDoc } from './load/source.js';
+export { portabilityReport, type PortabilityEntry } from './load/portability.js';
+export { COMPILER_ID, COMPILER_VERSION } from './version.js';
+export * from '../runtime/index.js';
+
+export interface PackFiles {
+  capability: string;
+  /** Rule files or directories (JSON, YAML, multi-document YAML, JSON arrays). */
+  rules: readonly string[];
+  configs?: readonly string[];
+}
+
+function single(paths: readonly string[], what: string): { doc?: SourceDoc; diagnostics: Diagnostic[] } {
+  const r = readSources(paths, { expandSequences: false });
+  if (r.docs.length > 1) {
+    return { diagnostics: [...r.diagnostics, { severity: 'error', clause: 'OAR-FACT-21', message: `${what} must be a single document`, source: r.docs[1]!.locate([]) }] };
+  }
+  return r.docs[0] ? { doc: r.docs[0], diagnostics: r.diagnostics } : { diagnostics: r.diagnostics };
+}
+
+/** Read and load a pack from files. Never throws on bad input: errors come back as diagnostics. */
+export function loadPackFiles(files: PackFiles): PackResult {
+  const cap = single([files.capability], 'a capability document');
+  const rules = readSources(files.rules);
+  const configs = (files.configs ?? []).map((p) => single([p], 'a configuration document'));
+  const diagnostics = [...cap.diagnostics, ...rules.diagnostics, ...configs.flatMap((c) => c.diagnostics)];
+  if (!cap.doc || diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
+  const input: PackInput = { capability: cap.doc, rules: rules.docs, configs: configs.map((c) => c.doc as SourceDoc) };
+  const r = loadPack(input);
+  return r.ok ? { ok: true, pack: { ...r.pack, diagnostics: [...diagnostics, ...r.pack.diagnostics] } } : { ok: false, diagnostics: [...diagnostics, ...r.diagnostics] };
+}
+
+/** Load a pack from in-memory texts (YAML or JSON). */
+export function loadPackTexts(texts: { capability: string; rules: readonly string[]; configs?: readonly string[] }): PackResult {
+  const cap = parseSource(texts.capability, '<capability>', { expandSequences: false });
+  const rules = texts.rules.map((t, i) => parseSource(t, `<rules ${i}>`));
+  const configs = (texts.configs ?? []).map((t, i) => parseSource(t, `<config ${i}>`, { expandSequences: false }));
+  const diagnostics = [...cap.diagnostics, ...rules.flatMap((r) => r.diagnostics), ...configs.flatMap((c) => c.diagnostics)];
+  const capDoc = cap.docs[0];
+  if (!capDoc || diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
+  return loadPack({ capability: capDoc, rules: rules.flatMap((r) => r.docs), configs: configs.flatMap((c) => c.docs) });
+}
+
+/** Compile a loaded pack to a bundle module (ES module text importing only `oarc/runtime`). */
+export function compile(pack: LoadedPack, runtimeModule?: string): string {
+  return emitBundleModule(pack, runtimeModule);
+}
+
+export type Backend = 'compiled' | 'interpreter';
+
+/**
+ * The in-process path: compile and load a pack in one call, for tests and for hosts that load
+ * packs at run time. Precompiled bundles never need this (they are modules, with no `eval`).
+ *
+ * The `interpreter` back end runs every condition through the tree-walking interpreter instead of
+ * generated code — the same bundle otherwise — so whole decisions can be cross-checked.
+ */
+export function compileToBundle(pack: LoadedPack, backend: Backend = 'compiled'): Bundle {
+  if (backend === 'interpreter') {
+    const bundle = bundleData(pack, (c) => (f: FactReader) => {
+      const r = interpret(c.typed, f);
+      if (!r.ok) throw r.raise;
+      return r.value;
+    });
+    checkBundle(bundle);
+    return bundle;
+  }
+  const { code, helpers } = emitBundleScript(pack);
+  const factory = new Function(...helpers, code) as (...h: unknown[]) => unknown;
+  const bundle = factory(...helpers.map((h) => CONDITION_HELPERS[h as ConditionHelper]));
+  checkBundle(bundle);
+  return bundle;
+}
+
+/** Load from files and compile in process; throws `LoadError` carrying every diagnostic. */
+export function compilePackFiles(files: PackFiles): Bundle {
+  const r = loadPackFiles(files);
+  if (!r.ok) throw new LoadError(r.diagnostics);
+  return compileToBundle(r.pack);
+}

@@ -1,0 +1,101 @@
+/**
+ * Loading a rule pack: the capability document first ([OAR-FACT-24]), then every rule document
+ * on its own terms ([OAR-CONF-1] to [OAR-CONF-5], [OAR-DOC-31]), then the checks across the set
+ * ([OAR-DOC-9], [OAR-CONF-6]), then configuration documents ([OAR-CONF-7]). Every error found is
+ * reported in one pass; nothing here throws on bad input.
+ */
+import { error, hasErrors, type Diagnostic } from '../diagnostics.js';
+import type { SymbolEntry } from '../../runtime/types.js';
+import { loadCapability, type Capability } from './capability.js';
+import { applyConfigs, type ConfigDocument } from './config.js';
+import type { CheckedRule, Enforcement } from './model.js';
+import { checkRule, qualifiedId, type RuleDocument, type RuleDraft, type Locator } from './rule.js';
+import { checkRuleSet } from './ruleset.js';
+import { validateConfigDocument, validateRuleDocument } from './schema.js';
+import type { SourceDoc } from './source.js';
+
+export interface PackInput {
+  capability: SourceDoc;
+  rules: readonly SourceDoc[];
+  /** Applied in the order given; the last statement about a rule wins ([OAR-CFG-7]). */
+  configs?: readonly SourceDoc[];
+}
+
+export interface LoadedPack {
+  capability: Capability;
+  symbols: readonly SymbolEntry[];
+  /** In evaluation order ([OAR-EVAL-1]). */
+  rules: readonly CheckedRule[];
+  /** Effective enforcement changed by configuration ([OAR-CFG-2], [OAR-CFG-3]). */
+  enforcement: ReadonlyMap<string, Enforcement>;
+  /** Warnings (errors prevent a pack from loading). */
+  diagnostics: readonly Diagnostic[];
+}
+
+export type PackResult = { ok: true; pack: LoadedPack } | { ok: false; diagnostics: Diagnostic[] };
+
+function locator(doc: SourceDoc): Locator {
+  return (path) => doc.locate(path);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function loadPack(input: PackInput): PackResult {
+  const diagnostics: Diagnostic[] = [];
+  const cap = loadCapability(input.capability.value, locator(input.capability));
+  diagnostics.push(...cap.diagnostics);
+  if (!cap.capability || !cap.symbols) return { ok: false, diagnostics };
+  const capability = cap.capability;
+  const symbols = cap.symbols;
+
+  // Each document on its own terms ([OAR-DOC-31]); identity never depends on the file ([OAR-DOC-28]).
+  const valid: { doc: RuleDocument; source: SourceDoc }[] = [];
+  const seen = new Map<string, SourceDoc>();
+  for (const source of input.rules) {
+    if (!isObject(source.value)) {
+      const clause = source.inCollection ? 'OAR-DOC-31' : 'OAR-DOC-1';
+      diagnostics.push(error(clause, `${source.inCollection ? `member ${source.index} of the rule set` : 'the document'} is not a rule document (not a JSON object)`, { source: source.locate([]), path: [] }));
+      continue;
+    }
+    const found = validateRuleDocument(source);
+    diagnostics.push(...found);
+    const doc = source.value as unknown as RuleDocument;
+    if (typeof doc.id === 'string' && (doc.namespace === undefined || typeof doc.namespace === 'string')) {
+      // [OAR-DOC-9] two rules with one qualified identifier.
+      const qid = qualifiedId(doc.id, doc.namespace);
+      const first = seen.get(qid);
+      if (first !== undefined) {
+        const at = first.locate(['id']);
+        diagnostics.push(error('OAR-DOC-9', `rule ${qid} is defined twice (first at ${at.file}:${at.line}:${at.column})`, { token: qid, path: ['id'], source: source.locate(['id']) }));
+        continue;
+      }
+      seen.set(qid, source);
+    }
+    if (!hasErrors(found)) valid.push({ doc, source });
+  }
+
+  const drafts: { draft: RuleDraft; locate: Locator }[] = [];
+  for (const { doc, source } of valid) {
+    const locate = locator(source);
+    const r = checkRule(doc, capability, symbols, locate);
+    diagnostics.push(...r.diagnostics);
+    if (r.draft) drafts.push({ draft: r.draft, locate });
+  }
+  const set = checkRuleSet(drafts, new Set(seen.keys()));
+  diagnostics.push(...set.diagnostics);
+
+  const configs: { doc: ConfigDocument; locate: Locator }[] = [];
+  for (const source of input.configs ?? []) {
+    const found = validateConfigDocument(source.value, locator(source));
+    diagnostics.push(...found);
+    if (!hasErrors(found)) configs.push({ doc: source.value as ConfigDocument, locate: locator(source) });
+  }
+  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+  const applied = applyConfigs(configs, set.rules);
+  diagnostics.push(...applied.diagnostics);
+  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+  return {
+    ok: true,
+    pack: { capability, symbols: symbols.symbols, rules: set.rules, enforcement: applied.enforcement, diagnostics },
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * Checks across the rule set: identity ([OAR-DOC-9]), `overrides` resolution, cycles and mandatory
+ * targets ([OAR-EVAL-13], [OAR-EVAL-16], [OAR-EVAL-17]), `on_error` substitution targets
+ * ([OAR-OPS-5]) and `fire_count_of` / `breaker_count_of` targets ([OAR-FIRE-11]).
+ *
+ * The result is ordered by kind, then by qualified identifier compared by code point
+ * ([OAR-EVAL-1]) — never by file or position ([OAR-DOC-28], [OAR-DOC-31]).
+ */
+import { error, type Diagnostic } from '../diagnostics.js';
+import { cpCompare } from '../../runtime/strings.js';
+import { KIND_RANK, type CheckedRule, type OnError } from './model.js';
+import { resolveRuleRef, type Locator, type RuleDraft } from './rule.js';
+import type { TExpr } from '../expr/typed.js';
+
+export function byEvaluationOrder(a: { kind: CheckedRule['kind']; qid: string }, b: { kind: CheckedRule['kind']; qid: string }): number {
+  return KIND_RANK[a.kind] - KIND_RANK[b.kind] || cpCompare(a.qid, b.qid);
+}
+
+export function checkRuleSet(
+  drafts: readonly { draft: RuleDraft; locate: Locator }[],
+  loadedQids: ReadonlySet<string>,
+): { rules: CheckedRule[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const byQid = new Map(drafts.map((d) => [d.draft.qid, d.draft]));
+  const rules: CheckedRule[] = [];
+
+  for (const { draft, locate } of drafts) {
+    const doc = draft.doc;
+    const ns = doc.namespace;
+    const fail = (clause: string, message: string, path: (string | number)[], token: string) =>
+      diagnostics.push(error(clause, message, { token, path, source: locate(path) }));
+
+    // [OAR-EVAL-13], [OAR-EVAL-17]
+    const overrides: string[] = [];
+    (doc.overrides ?? []).forEach((ref, i) => {
+      const target = resolveRuleRef(ref, ns);
+      const path = ['overrides', i];
+      if (!loadedQids.has(target)) {
+        fail('OAR-EVAL-13', `rule ${draft.qid} overrides ${ref}, which resolves to ${target}, a rule that is not loaded`, path, ref);
+      } else if (byQid.get(target)?.doc.mandatory === true) {
+        fail('OAR-EVAL-17', `rule ${draft.qid} overrides ${target}, which is mandatory and cannot be suppressed`, path, ref);
+      } else if (!overrides.includes(target)) {
+        overrides.push(target);
+      }
+    });
+
+    // [OAR-OPS-5]
+    let onError: OnError = { mode: 'fail_closed' };
+    const oe = doc.on_error;
+    if (oe === 'fail_open') onError = { mode: 'fail_open' };
+    else if (oe !== undefined && oe !== 'fail_closed') {
+      const target = resolveRuleRef(oe, ns);
+      const sub = byQid.get(target);
+      if (!loadedQids.has(target)) {
+        fail('OAR-OPS-5', `rule ${draft.qid} names ${oe} in on_error, which resolves to ${target}, a rule that is not loaded`, ['on_error'], oe);
+      } else if (sub) {
+        onError = { mode: 'substitute', rule: target, id: sub.doc.id };
+      }
+    }
+
+    // [OAR-FIRE-11]
+    const counterReads: string[] = [];
+    for (const read of draft.counterReads) {
+      const target = resolveRuleRef(read.name, ns);
+      if (!loadedQids.has(target)) {
+        diagnostics.push(error('OAR-FIRE-11', `rule ${draft.qid}: when: ${read.name} resolves to ${target}, a rule that is not loaded`, { token: read.name, path: ['when'], offset: read.offset, source: locate(['when']) }));
+      } else if (!counterReads.includes(target)) {
+        counterReads.push(target);
+      }
+    }
+    // The condition reads the counters of the qualified identifier, resolved now, not as written.
+    const when = draft.when && draft.counterReads.length > 0
+      ? { ...draft.when, typed: resolveCounterTargets(draft.when.typed, (name) => resolveRuleRef(name, ns)) }
+      : draft.when;
+
+    rules.push({
+      qid: draft.qid,
+      id: doc.id,
+      ...(ns !== undefined ? { namespace: ns } : {}),
+      kind: doc.kind,
+      effect: doc.effect,
+      enforcement: doc.enforcement ?? 'enforce',
+      mandatory: doc.mandatory ?? false,
+      anchor: doc.anchor,
+      localAnchor: draft.localAnchor,
+      coreAnchor: draft.coreAnchor,
+      selector: draft.selector,
+      ...(when ? { when } : {}),
+      ...(doc.flow ? { flow: [...doc.flow] } : {}),
+      onError,
+      onFire: [...(doc.on_fire ?? [])],
+      overrides,
+      requires: { profiles: [...(doc.requires?.profiles ?? [])], facts: [...(doc.requires?.facts ?? [])] },
+      ...(draft.transform ? { transform: draft.transform } : {}),
+      ...(doc.detector ? { detector: doc.detector.ref } : {}),
+      copy: draft.copy,
+      ...(draft.counterScope ? { counterScope: draft.counterScope } : {}),
+      counterReads,
+      references: draft.references,
+      source: draft.source,
+    });
+  }
+
+  diagnostics.push(...overrideCycles(rules, drafts));
+  rules.sort(byEvaluationOrder);
+  return { rules, diagnostics };
+}
+
+/**
+ * A copy of a typed condition in which every `fire_count_of` / `breaker_count_of` argument is the
+ * qualified identifier it resolves to ([OAR-FIRE-11]), so the run time needs no name resolution.
+ */
+export function resolveCounterTargets(e: TExpr, resolve: (name: string) => string): TExpr {
+  const go = (x: TExpr): TExpr => resolveCounterTargets(x, resolve);
+  switch (e.k) {
+    case 'lit':
+    case 'fact':
+      return e;
+    case 'call':
+      if (e.target !== undefined) {
+        const qid = resolve(e.target);
+        return { ...e, target: qid, arg: { k: 'lit', ty: 'string', offset: e.arg.offset, value: qid } };
+      }
+      return { ...e, arg: go(e.arg) };
+    case 'list':
+      return { ...e, items: e.items.map(go) };
+    case 'size':
+      return { ...e, arg: go(e.arg) };
+    case 'strfn':
+      return { ...e, s: go(e.s), t: go(e.t) };
+    case 'not':
+    case 'neg':
+      return { ...e, operand: go(e.operand) };
+    case 'and':
+    case 'or':
+    case 'arith':
+    case 'cmp':
+    case 'in':
+      return { ...e, left: go(e.left), right: go(e.right) };
+    case 'index':
+      return { ...e, object: go(e.object), index: go(e.index) };
+    case 'cond':
+      return { ...e, test: go(e.test), then: go(e.then), else: go(e.else) };
+  }
+}
+
+/** [OAR-EVAL-16]: reject a suppression cycle, naming the rules in it (each cycle once). */
+function overrideCycles(rules: readonly CheckedRule[], drafts: readonly { draft: RuleDraft; locate: Locator }[]): Diagnostic[] {
+  const edges = new Map(rules.map((r) => [r.qid, r.overrides]));
+  const locateOf = new Map(drafts.map((d) => [d.draft.qid, d.locate]));
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const out: Diagnostic[] = [];
+  const seen = new Set<string>();
+
+  const visit = (q: string): void => {
+    state.set(q, 'open');
+    stack.push(q);
+    for (const next of edges.get(q) ?? []) {
+      const s = state.get(next);
+      if (s === 'open') {
+        const cycle = stack.slice(stack.indexOf(next));
+        const key = [...cycle].sort(cpCompare).join(' ');
+        if (!seen.has(key)) {
+          seen.add(key);
+          const names = [...cycle, next].join(' -> ');
+          const locate = locateOf.get(q);
+          out.push(error('OAR-EVAL-16', `overrides form a cycle: ${names}`, { token: next, path: ['overrides'], ...(locate ? { source: locate(['overrides']) } : {}) }));
+        }
+      } else if (s === undefined && edges.has(next)) {
+        visit(next);
+      }
+    }
+    stack.pop();
+    state.set(q, 'done');
+  };
+  for (const q of [...edges.keys()].sort(cpCompare)) if (!state.has(q)) visit(q);
+  return out;
+}

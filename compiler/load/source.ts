@@ -1,0 +1,804 @@
+/**
+ * Text → documents with source positions, for rule, capability, configuration and fixture files.
+ *
+ * JSON and YAML go through one code path (the `yaml` package, YAML 1.2): JSON is YAML's flow
+ * subset, so positions, duplicate-key detection and limits come from one place. A `.json` file is
+ * additionally held to the JSON grammar, because interchange MUST use JSON and YAML is only an
+ * authoring form whose mapping to JSON must be lossless ([OAR-DOC-1]). Everything YAML can express
+ * beyond plain JSON data — custom tags, timestamps, binary, non-finite numbers, collection keys,
+ * duplicate keys — is an error rather than a silent conversion.
+ *
+ * Hostile input is bounded before it can cost anything: size before parsing, nesting depth while
+ * lexing (so a 10,000-deep document never reaches the recursive composer), alias expansion while
+ * converting (so a billion-laughs document ends after a few hundred nodes). Nothing here throws;
+ * every failure is a `Diagnostic`.
+ */
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  Composer,
+  CST,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  Lexer,
+  LineCounter,
+  Parser,
+  type Alias,
+  type Document,
+  type Node as YamlNode,
+  type Pair,
+  type Scalar,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
+import { error, warning, type Diagnostic } from '../diagnostics.js';
+
+export type DocPath = (string | number)[];
+
+export interface Position {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface SourceDoc {
+  value: unknown;
+  file: string;
+  /** Position in the file's stream or array, for messages only — never identity [OAR-DOC-28]. */
+  index: number;
+  /**
+   * True when the document is a member of a collection — an element of a top-level sequence or
+   * one of several documents in a YAML stream — so a caller can report a member that is not a rule
+   * document under [OAR-DOC-31] rather than [OAR-DOC-1].
+   */
+  inCollection: boolean;
+  /**
+   * The position of the deepest node on `path` that exists: the key of an existing member, the
+   * item of an existing index, or — for a missing member — the key of its nearest existing parent.
+   * 1-based line and column (UTF-16 code units, as editors count them).
+   */
+  locate(path: readonly (string | number)[]): Position;
+}
+
+export interface ParseOptions {
+  /** Reject text larger than this many UTF-8 bytes before parsing. Default 16 MiB. */
+  maxBytes?: number;
+  /** Reject nesting deeper than this many collections (the outermost counts as 1). Default 64. */
+  maxDepth?: number;
+  /** Integers outside ±(2^53−1) come back as `bigint` instead of a rounded `number`. */
+  bigInts?: boolean;
+  /** Alias resolutions allowed per YAML document, nested expansions included. Default 100. */
+  maxAliasCount?: number;
+  /** Override the format chosen from the file extension (`.json` → json, otherwise yaml). */
+  format?: 'json' | 'yaml';
+  /**
+   * Expand a top-level sequence into one document per member (a rule set, [OAR-DOC-31]).
+   * Default true; a caller reading a single document (a fixture) may turn it off.
+   */
+  expandSequences?: boolean;
+}
+
+export interface ParseResult {
+  docs: SourceDoc[];
+  diagnostics: Diagnostic[];
+}
+
+export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_DEPTH = 64;
+export const DEFAULT_MAX_ALIAS_COUNT = 100;
+/**
+ * The yaml composer recurses per nesting level and, for block sequences thousands deep, exhausts
+ * memory fatally rather than throwing; no caller-chosen depth may exceed this.
+ */
+export const HARD_MAX_DEPTH = 256;
+/** Nodes materialised through aliases per YAML document: the second half of the alias-bomb guard. */
+const ALIAS_NODE_BUDGET = 100_000;
+
+/**
+ * The specification has no clause for text that cannot be read or parsed; the nearest is
+ * [OAR-DOC-1] — a document MUST be representable as a JSON object, losslessly from YAML — and a
+ * caller that knows better (a fixture loader) may re-map it.
+ */
+export const PARSE_CLAUSE = 'OAR-DOC-1';
+
+const SOURCE_EXTENSIONS = /\.(json|ya?ml)$/i;
+
+// ---------------------------------------------------------------------------------------------
+// Public entry points
+
+export function parseSource(text: string, file: string, opts: ParseOptions = {}): ParseResult {
+  try {
+    return parseUnguarded(text, file, opts);
+  } catch (e) {
+    // Unreachable by design; kept so a library defect is still a diagnostic, never a crash.
+    return {
+      docs: [],
+      diagnostics: [
+        error(PARSE_CLAUSE, `internal error while parsing ${file}: ${errorMessage(e)}`, {
+          source: { file, line: 1, column: 1 },
+        }),
+      ],
+    };
+  }
+}
+
+/**
+ * Reads files and directories (recursively: `.json`, `.yaml`, `.yml`, sorted by path so runs are
+ * deterministic). Paths given explicitly are read whatever their extension, in the order given.
+ */
+export function readSources(paths: readonly string[], opts: ParseOptions = {}): ParseResult {
+  const docs: SourceDoc[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  for (const p of paths) {
+    for (const file of collectFiles(p, diagnostics)) {
+      const text = readText(file, maxBytes, diagnostics);
+      if (text === undefined) continue;
+      const r = parseSource(text, file, opts);
+      docs.push(...r.docs);
+      diagnostics.push(...r.diagnostics);
+    }
+  }
+  return { docs, diagnostics };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+function collectFiles(p: string, diagnostics: Diagnostic[]): string[] {
+  let st;
+  try {
+    st = statSync(p);
+  } catch (e) {
+    diagnostics.push(ioError(p, `cannot read \`${p}\`: ${ioReason(e)}`, p));
+    return [];
+  }
+  if (!st.isDirectory()) return [p];
+  const out: string[] = [];
+  walkDirectory(p, out, new Set(), diagnostics);
+  // Plain code-unit order, not locale order: the same tree lists the same way everywhere.
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function walkDirectory(dir: string, out: string[], seen: Set<string>, diagnostics: Diagnostic[]): void {
+  let real: string;
+  let entries;
+  try {
+    real = realpathSync(dir);
+    if (seen.has(real)) return; // a symlink cycle
+    seen.add(real);
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    diagnostics.push(ioError(dir, `cannot read directory \`${dir}\`: ${ioReason(e)}`, dir));
+    return;
+  }
+  for (const entry of entries) {
+    const full = join(dir, entry.name);
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        const st = statSync(full);
+        isDir = st.isDirectory();
+        isFile = st.isFile();
+      } catch (e) {
+        diagnostics.push(ioError(full, `cannot read \`${full}\`: ${ioReason(e)}`, full));
+        continue;
+      }
+    }
+    if (isDir) walkDirectory(full, out, seen, diagnostics);
+    else if (isFile && SOURCE_EXTENSIONS.test(entry.name)) out.push(full);
+  }
+}
+
+function readText(file: string, maxBytes: number, diagnostics: Diagnostic[]): string | undefined {
+  try {
+    // Size first, so an enormous file is refused without being read.
+    const size = statSync(file).size;
+    if (size > maxBytes) {
+      diagnostics.push(ioError(file, tooLargeMessage(file, size, maxBytes)));
+      return undefined;
+    }
+    const bytes = readFileSync(file);
+    try {
+      // JSON text is UTF-8; a replacement character substituted for a bad byte is not lossless.
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      diagnostics.push(ioError(file, `\`${file}\` is not valid UTF-8`));
+      return undefined;
+    }
+  } catch (e) {
+    diagnostics.push(ioError(file, `cannot read \`${file}\`: ${ioReason(e)}`, file));
+    return undefined;
+  }
+}
+
+function ioError(file: string, message: string, token?: string): Diagnostic {
+  return error(PARSE_CLAUSE, message, { source: { file, line: 1, column: 1 }, ...(token ? { token } : {}) });
+}
+
+function ioReason(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES') return 'permission denied';
+  return errorMessage(e);
+}
+
+function tooLargeMessage(file: string, size: number, maxBytes: number): string {
+  return `\`${file}\` is ${size} bytes, more than the ${maxBytes}-byte limit; it was not parsed`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+interface Limits {
+  maxDepth: number;
+  maxAliasCount: number;
+  bigInts: boolean;
+}
+
+function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseResult {
+  const diagnostics: Diagnostic[] = [];
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  const limits: Limits = {
+    maxDepth: Math.max(1, Math.min(opts.maxDepth ?? DEFAULT_MAX_DEPTH, HARD_MAX_DEPTH)),
+    maxAliasCount: Math.max(0, opts.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT),
+    bigInts: opts.bigInts === true,
+  };
+  const start = { file, line: 1, column: 1 };
+
+  // A UTF-16 length is a lower bound on the UTF-8 length, so most oversized text is refused
+  // without measuring it.
+  const size = text.length > maxBytes ? -1 : text.length * 3 > maxBytes ? Buffer.byteLength(text, 'utf8') : 0;
+  if (size < 0 || size > maxBytes) {
+    const message = size < 0 ? `\`${file}\` is more than the ${maxBytes}-byte limit; it was not parsed` : tooLargeMessage(file, size, maxBytes);
+    diagnostics.push(error(PARSE_CLAUSE, message, { source: start }));
+    return { docs: [], diagnostics };
+  }
+  // The byte-order mark is an encoding detail, not content; dropping it keeps line-1 columns
+  // as an editor shows them.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const format = opts.format ?? (/\.json$/i.test(file) ? 'json' : 'yaml');
+
+  const lines = new LineCounter();
+  const tokens = lexAndParse(text, lines, limits.maxDepth);
+  const pos = (offset: number) => toPosition(file, lines, offset);
+  if (typeof tokens === 'number') {
+    diagnostics.push(depthError(limits.maxDepth, pos(tokens)));
+    return { docs: [], diagnostics };
+  }
+  const tooDeep = cstDepthExceeded(tokens, limits.maxDepth);
+  if (tooDeep >= 0) {
+    diagnostics.push(depthError(limits.maxDepth, pos(tooDeep)));
+    return { docs: [], diagnostics };
+  }
+
+  const composer = new Composer({
+    // The JSON schema for JSON text (plain scalars must be JSON literals), the YAML 1.2 core
+    // schema otherwise; neither produces anything but JSON data once known tags are off.
+    schema: format === 'json' ? 'json' : 'core',
+    version: '1.2',
+    resolveKnownTags: false, // no !!timestamp → Date, !!binary → Uint8Array, !!set, !!omap
+    merge: false,
+    intAsBigInt: true, // every integer exact; converted to number below unless it must stay big
+    uniqueKeys: false, // checked below on the JSON key, naming it, in linear time
+  });
+  const yamlDocs = Array.from(composer.compose(tokens));
+
+  const unusable = new Set(yamlDocs.filter((d) => reportComposeProblems(d, pos, diagnostics)));
+  if (unusable.size === 0 && format === 'json') {
+    const jsonProblem = jsonGrammarProblem(text);
+    if (jsonProblem) {
+      diagnostics.push(error(PARSE_CLAUSE, `JSON syntax error: ${jsonProblem.message}`, { source: pos(jsonProblem.offset) }));
+      return { docs: [], diagnostics };
+    }
+  }
+
+  const nonEmpty = yamlDocs.filter((d) => {
+    if (!isEmptyDocument(d)) return true;
+    if (yamlDocs.length > 1 && !unusable.has(d)) {
+      diagnostics.push(
+        warning('OAR-DOC-31', 'empty YAML document ignored: it is not a member of the stream', {
+          source: pos(d.range[0]),
+        }),
+      );
+    }
+    return false;
+  });
+  const docs: SourceDoc[] = [];
+  const stream = nonEmpty.length > 1;
+  for (const d of nonEmpty) {
+    if (unusable.has(d)) continue;
+    convertDocument(d, file, lines, limits, opts.expandSequences !== false, stream, docs, diagnostics);
+  }
+  if (docs.length === 0 && diagnostics.length === 0) {
+    // An empty file, a comment-only file, an empty array: nothing to load, and worth saying so.
+    diagnostics.push(warning(PARSE_CLAUSE, `\`${file}\` contains no document`, { source: start, token: file }));
+  }
+  return { docs, diagnostics };
+}
+
+/** Feeds lexemes to the parser one by one, so a too-deep document is refused after ~2·maxDepth lexemes. */
+function lexAndParse(text: string, lines: LineCounter, maxDepth: number): CST.Token[] | number {
+  lines.addNewLine(0);
+  const parser = new Parser(lines.addNewLine);
+  const depth = new DepthEstimate(maxDepth, 2 * maxDepth + 8);
+  const tokens: CST.Token[] = [];
+  for (const lexeme of new Lexer().lex(text)) {
+    if (depth.step(lexeme)) {
+      // Report where the estimate first passed maxDepth; finish counting lines up to there.
+      countLines(text, lines, depth.firstOver);
+      return depth.firstOver;
+    }
+    for (const t of parser.next(lexeme)) tokens.push(t);
+  }
+  for (const t of parser.end()) tokens.push(t);
+  return tokens;
+}
+
+function countLines(text: string, lines: LineCounter, upTo: number): void {
+  const known = lines.lineStarts[lines.lineStarts.length - 1] ?? 0;
+  for (let i = text.indexOf('\n', known); i >= 0 && i < upTo; i = text.indexOf('\n', i + 1)) {
+    if (i + 1 > known) lines.addNewLine(i + 1);
+  }
+}
+
+/**
+ * A running upper estimate of nesting depth over the lexer's output: flow brackets, plus block
+ * collections opened by `-`, `?` and `key:` at increasing columns. It only has to stop
+ * pathological input before the (recursive, superlinear) parser and composer see it, so its
+ * limit carries a 2× margin; the exact check is `cstDepthExceeded`.
+ */
+class DepthEstimate {
+  private offset = 0;
+  private lineStart = 0;
+  private flow = 0;
+  private nodeColumn = -1; // column where the current line's latest node began (a key candidate)
+  private scalarNext = false;
+  private readonly block: number[] = []; // column * 2 + (1 for a sequence, 0 for a mapping)
+  /** Offset at which the estimate first exceeded `reportAt`, or -1. */
+  firstOver = -1;
+
+  constructor(
+    private readonly reportAt: number,
+    private readonly limit: number,
+  ) {}
+
+  /** True once the estimate exceeds the limit. */
+  step(lexeme: string): boolean {
+    if (this.scalarNext) {
+      // The lexer announces a scalar with a control character, then sends its raw text.
+      this.scalarNext = false;
+      this.noteNode();
+      this.advance(lexeme);
+      return false;
+    }
+    if (lexeme === CST.SCALAR) {
+      this.scalarNext = true;
+      return false;
+    }
+    if (lexeme === CST.DOCUMENT || lexeme === CST.FLOW_END) return false; // not source text
+    const at = this.offset;
+    switch (CST.tokenType(lexeme)) {
+      case 'newline':
+        this.nodeColumn = -1;
+        break;
+      case 'doc-start':
+      case 'doc-end':
+        this.block.length = 0;
+        this.flow = 0;
+        this.nodeColumn = -1;
+        this.firstOver = -1; // each document is measured on its own
+        break;
+      case 'flow-map-start':
+      case 'flow-seq-start':
+        this.noteNode();
+        this.flow++;
+        break;
+      case 'flow-map-end':
+      case 'flow-seq-end':
+        if (this.flow > 0) this.flow--;
+        break;
+      case 'seq-item-ind':
+        if (this.flow === 0) this.open(this.column(), 1);
+        break;
+      case 'explicit-key-ind':
+        if (this.flow === 0) this.open(this.column(), 0);
+        break;
+      case 'map-value-ind':
+        if (this.flow === 0) this.open(this.nodeColumn >= 0 ? this.nodeColumn : this.column(), 0);
+        break;
+      case 'anchor':
+      case 'tag':
+      case 'alias':
+      case 'single-quoted-scalar':
+      case 'double-quoted-scalar':
+      case 'block-scalar-header':
+        this.noteNode();
+        break;
+      default:
+        break;
+    }
+    this.advance(lexeme);
+    const depth = this.block.length + this.flow;
+    if (depth > this.reportAt && this.firstOver < 0) this.firstOver = at;
+    return depth > this.limit;
+  }
+
+  private column(): number {
+    return this.offset - this.lineStart;
+  }
+
+  private noteNode(): void {
+    if (this.flow === 0 && this.nodeColumn < 0) this.nodeColumn = this.column();
+  }
+
+  private open(column: number, seq: 0 | 1): void {
+    this.nodeColumn = -1;
+    const b = this.block;
+    while (b.length > 0 && b[b.length - 1]! >> 1 > column) b.pop();
+    // `key:` at the column of a sequence that sits at its parent mapping's column ends that sequence.
+    if (seq === 0 && b.length >= 2 && b[b.length - 1] === column * 2 + 1 && b[b.length - 2] === column * 2) b.pop();
+    if (b.length === 0 || b[b.length - 1] !== column * 2 + seq) b.push(column * 2 + seq);
+  }
+
+  private advance(lexeme: string): void {
+    const nl = lexeme.lastIndexOf('\n');
+    if (nl >= 0) this.lineStart = this.offset + nl + 1;
+    this.offset += lexeme.length;
+  }
+}
+
+/** Exact collection depth of the concrete syntax tree, walked without recursion; -1 when within. */
+function cstDepthExceeded(tokens: readonly CST.Token[], maxDepth: number): number {
+  const stack: [CST.Token, number][] = tokens.map((t) => [t, 0]);
+  while (stack.length > 0) {
+    const [t, depth] = stack.pop()!;
+    if (t.type === 'document') {
+      if (t.value) stack.push([t.value, depth]);
+    } else if (t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') {
+      const d = depth + 1;
+      if (d > maxDepth) return t.offset;
+      for (const item of t.items) {
+        if (item.key) stack.push([item.key, d]);
+        if (item.value) stack.push([item.value, d]);
+      }
+    }
+  }
+  return -1;
+}
+
+function depthError(maxDepth: number, source: Position): Diagnostic {
+  return error(PARSE_CLAUSE, `document nests deeper than ${maxDepth} levels; it was not parsed`, { source });
+}
+
+/** Reports a composed document's errors and warnings; true when the document is unusable. */
+function reportComposeProblems(d: Document.Parsed, pos: (offset: number) => Position, out: Diagnostic[]): boolean {
+  let failed = false;
+  for (const e of d.errors) {
+    failed = true;
+    out.push(error(PARSE_CLAUSE, `YAML syntax error (${e.code}): ${firstLine(e.message)}`, { source: pos(e.pos[0]) }));
+  }
+  for (const w of d.warnings) {
+    if (w.code === 'TAG_RESOLVE_FAILED') {
+      // An unknown tag (`!!js/function`, `!custom`) has no JSON meaning; reading it as a string
+      // would be a silent, lossy conversion.
+      failed = true;
+      out.push(error(PARSE_CLAUSE, `unsupported YAML tag: ${firstLine(w.message)}`, { source: pos(w.pos[0]) }));
+    } else {
+      out.push(warning(PARSE_CLAUSE, `YAML warning (${w.code}): ${firstLine(w.message)}`, { source: pos(w.pos[0]) }));
+    }
+  }
+  const version = d.directives?.yaml;
+  if (version?.explicit && version.version !== '1.2') {
+    // Documents are always read with the YAML 1.2 core schema; honouring a 1.1 directive halfway
+    // (`yes` stays a string) would be a mapping the author did not write.
+    failed = true;
+    out.push(error(PARSE_CLAUSE, `%YAML ${version.version} is not supported; documents are read as YAML 1.2`, { source: pos(0) }));
+  }
+  return failed;
+}
+
+/** A `.json` file must be JSON, not merely YAML the JSON schema happens to accept. */
+function jsonGrammarProblem(text: string): { message: string; offset: number } | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (e) {
+    const message = errorMessage(e);
+    const m = /position (\d+)/.exec(message);
+    return { message: firstLine(message), offset: m ? Number(m[1]) : 0 };
+  }
+}
+
+function isEmptyDocument(d: Document.Parsed): boolean {
+  const c = d.contents;
+  return c === null || (isScalar(c) && c.value === null && c.source === '' && !c.tag && !c.anchor);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversion to plain JSON data
+
+class AliasBomb extends Error {}
+
+/**
+ * Converts one composed YAML document into plain JSON values, one `SourceDoc` per member when the
+ * top level is a sequence. Anchors are resolved in document order, as YAML defines them.
+ */
+function convertDocument(
+  d: Document.Parsed,
+  file: string,
+  lines: LineCounter,
+  limits: Limits,
+  expand: boolean,
+  stream: boolean,
+  docs: SourceDoc[],
+  diagnostics: Diagnostic[],
+): void {
+  const conv = new Converter(file, lines, limits);
+  const root = d.contents as YamlNode | null;
+  try {
+    const top = root && isAlias(root) ? undefined : root;
+    if (expand && top && isSeq(top)) {
+      conv.registerAnchor(top);
+      top.items.forEach((item, i) => {
+        const member = conv.convertMember(item as YamlNode | null, 1, [i]);
+        diagnostics.push(...member.diagnostics);
+        if (member.ok) docs.push(conv.sourceDoc(member.value, item as YamlNode | null, docs.length, true));
+      });
+    } else {
+      const member = conv.convertMember(root, 0, []);
+      diagnostics.push(...member.diagnostics);
+      if (member.ok) docs.push(conv.sourceDoc(member.value, root, docs.length, stream));
+    }
+  } catch (e) {
+    if (!(e instanceof AliasBomb)) throw e;
+    diagnostics.push(error(PARSE_CLAUSE, e.message, { source: conv.lastPosition }));
+  }
+}
+
+class Converter {
+  private readonly anchors = new Map<string, YamlNode>();
+  /** Every alias met during conversion and the node it names, so `locate` can follow it. */
+  readonly aliasTargets = new Map<YamlNode, YamlNode>();
+  private readonly active = new Set<YamlNode>();
+  private aliasCount = 0;
+  private aliasNodes = 0;
+  private inAlias = 0;
+  private diagnostics: Diagnostic[] = [];
+  private readonly path: DocPath = [];
+  private relativeTo = 0;
+  lastPosition: Position;
+
+  constructor(
+    private readonly file: string,
+    private readonly lines: LineCounter,
+    private readonly limits: Limits,
+  ) {
+    this.lastPosition = { file, line: 1, column: 1 };
+  }
+
+  convertMember(node: YamlNode | null, depth: number, prefix: DocPath): { ok: boolean; value: unknown; diagnostics: Diagnostic[] } {
+    this.diagnostics = [];
+    this.path.length = 0;
+    this.path.push(...prefix);
+    // Diagnostic paths are relative to the member document, which is what callers locate against.
+    this.relativeTo = prefix.length;
+    const value = this.convert(node, depth);
+    const diagnostics = this.diagnostics;
+    return { ok: !diagnostics.some((x) => x.severity === 'error'), value, diagnostics };
+  }
+
+  registerAnchor(node: YamlNode): void {
+    if (node.anchor && this.inAlias === 0) this.anchors.set(node.anchor, node);
+  }
+
+  private convert(node: YamlNode | null | undefined, depth: number): unknown {
+    if (node == null) return null; // `key:` with nothing after it
+    this.lastPosition = this.position(node);
+    if (isAlias(node)) return this.expandAlias(node, depth);
+    this.registerAnchor(node);
+    if (this.inAlias > 0 && ++this.aliasNodes > ALIAS_NODE_BUDGET) {
+      throw new AliasBomb(`aliases expand to more than ${ALIAS_NODE_BUDGET} nodes; refusing a possible alias bomb`);
+    }
+    if (isScalar(node)) return this.scalar(node);
+    if (isMap(node) || isSeq(node)) {
+      if (depth + 1 > this.limits.maxDepth) {
+        this.fail(node, `document nests deeper than ${this.limits.maxDepth} levels`);
+        return null;
+      }
+      this.active.add(node);
+      const value = isMap(node) ? this.mapping(node, depth + 1) : this.sequence(node, depth + 1);
+      this.active.delete(node);
+      return value;
+    }
+    this.fail(node, 'unsupported YAML node');
+    return null;
+  }
+
+  private expandAlias(node: Alias, depth: number): unknown {
+    const target = this.anchors.get(node.source);
+    if (!target) {
+      this.fail(node, `unresolved alias \`*${node.source}\`: the anchor must be defined before it`, node.source);
+      return null;
+    }
+    this.aliasTargets.set(node, target);
+    if (this.active.has(target)) {
+      this.fail(node, `alias \`*${node.source}\` refers to a node that contains it`, node.source);
+      return null;
+    }
+    if (++this.aliasCount > this.limits.maxAliasCount) {
+      throw new AliasBomb(`more than ${this.limits.maxAliasCount} alias expansions; refusing a possible alias bomb`);
+    }
+    this.inAlias++;
+    try {
+      return this.convert(target, depth);
+    } finally {
+      this.inAlias--;
+    }
+  }
+
+  private scalar(node: Scalar): unknown {
+    const v = node.value;
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        return v;
+      case 'bigint':
+        return this.integer(v);
+      case 'number':
+        if (!Number.isFinite(v)) {
+          // JSON has no infinity or NaN ([OAR-FACT-23] excludes them from `double` too).
+          this.fail(node, `number \`${node.source ?? String(v)}\` is not finite and has no JSON form`, node.source);
+          return null;
+        }
+        return v;
+      case 'object':
+        if (v === null) return null;
+        break;
+      default:
+        break;
+    }
+    this.fail(node, `YAML value of type ${typeof v} has no JSON form`);
+    return null;
+  }
+
+  private integer(v: bigint): number | bigint {
+    const n = Number(v);
+    if (Number.isSafeInteger(n)) return n === 0 ? 0 : n; // never -0 for an integer
+    return this.limits.bigInts ? v : n;
+  }
+
+  private mapping(node: YAMLMap, depth: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const seen = new Set<string>();
+    for (const pair of node.items as Pair<YamlNode | null, YamlNode | null>[]) {
+      const key = this.key(pair.key);
+      if (key === undefined) continue;
+      if (seen.has(key)) {
+        this.path.push(key);
+        this.fail(pair.key ?? node, `duplicate key \`${key}\``, key);
+        this.path.pop();
+        continue;
+      }
+      seen.add(key);
+      this.path.push(key);
+      const value = this.convert(pair.value, depth);
+      this.path.pop();
+      // defineProperty, not assignment: a `__proto__` key is data, never the object's prototype.
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+
+  private sequence(node: YAMLSeq, depth: number): unknown[] {
+    const out: unknown[] = [];
+    node.items.forEach((item, i) => {
+      this.path.push(i);
+      out.push(this.convert(item as YamlNode | null, depth));
+      this.path.pop();
+    });
+    return out;
+  }
+
+  /** JSON keys are strings: a scalar key becomes its text, anything else is an error. */
+  private key(node: YamlNode | null): string | undefined {
+    let k: YamlNode | null | undefined = node;
+    if (k && isAlias(k)) {
+      const target = this.anchors.get(k.source);
+      if (target) this.aliasTargets.set(k, target);
+      k = target;
+    }
+    if (k == null) return '';
+    if (isScalar(k)) return scalarKey(k);
+    this.fail(node ?? k, 'a mapping key must be a string, not a collection');
+    return undefined;
+  }
+
+  private fail(node: YamlNode, message: string, token?: string): void {
+    this.diagnostics.push(
+      error(PARSE_CLAUSE, message, {
+        source: this.position(node),
+        path: this.path.slice(this.relativeTo),
+        ...(token !== undefined ? { token } : {}),
+      }),
+    );
+  }
+
+  private position(node: YamlNode): Position {
+    return toPosition(this.file, this.lines, node.range?.[0] ?? 0);
+  }
+
+  sourceDoc(value: unknown, root: YamlNode | null, index: number, inCollection: boolean): SourceDoc {
+    const { file, lines, aliasTargets } = this;
+    return {
+      value,
+      file,
+      index,
+      inCollection,
+      locate: (path) => locateIn(root, path, file, lines, aliasTargets),
+    };
+  }
+}
+
+function scalarKey(k: Scalar): string {
+  if (typeof k.value === 'string') return k.value;
+  // A plain non-string key reads as the author wrote it: `1.0:` is the key "1.0", not "1".
+  if (typeof k.source === 'string') return k.source;
+  return String(k.value);
+}
+
+function locateIn(
+  root: YamlNode | null,
+  path: readonly (string | number)[],
+  file: string,
+  lines: LineCounter,
+  aliases: ReadonlyMap<YamlNode, YamlNode>,
+): Position {
+  try {
+    let node: YamlNode | null | undefined = root;
+    let offset = root?.range?.[0] ?? 0;
+    for (const seg of path) {
+      while (node && isAlias(node)) node = aliases.get(node);
+      if (!node) break;
+      if (isMap(node) && typeof seg === 'string') {
+        const pair: Pair<YamlNode | null, YamlNode | null> | undefined = (
+          node.items as Pair<YamlNode | null, YamlNode | null>[]
+        ).find((p) => {
+          const k = p.key && isAlias(p.key) ? aliases.get(p.key) : p.key;
+          return k != null && isScalar(k) && scalarKey(k) === seg;
+        });
+        if (!pair) break;
+        offset = pair.key?.range?.[0] ?? offset;
+        node = pair.value;
+      } else if (isSeq(node) && typeof seg === 'number' && Number.isInteger(seg) && seg >= 0 && seg < node.items.length) {
+        node = node.items[seg] as YamlNode | null;
+        offset = node?.range?.[0] ?? offset;
+      } else {
+        break;
+      }
+    }
+    return toPosition(file, lines, offset);
+  } catch {
+    return { file, line: 1, column: 1 };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+function toPosition(file: string, lines: LineCounter, offset: number): Position {
+  const { line, col } = lines.linePos(offset);
+  return { file, line, column: col };
+}
+
+function firstLine(s: string): string {
+  const i = s.indexOf('\n');
+  return (i < 0 ? s : s.slice(0, i)).trim();
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

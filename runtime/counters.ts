@@ -1,0 +1,66 @@
+/**
+ * Counters ([OAR-FIRE-3] to [OAR-FIRE-6], [OAR-FIRE-10]): keyed by the qualified identifier of the
+ * rule, the session, and — only when the rule declares `counter_scope` — the scope value, even
+ * when that value is empty. The two are different counters.
+ */
+
+export interface CounterKey {
+  readonly rule: string;
+  readonly session: string;
+  /** Absent for an unscoped rule; possibly '' for a scoped one ([OAR-FIRE-10]). */
+  readonly scope?: string;
+}
+
+export interface CounterValues {
+  fire_count: number;
+  breaker_count: number;
+}
+
+export type CounterOp =
+  | { key: CounterKey; action: 'increment_counter' | 'reset_counter' | 'increment_breaker' | 'reset_breaker' };
+
+/**
+ * A synchronous counter store. `decide` reads while evaluating (nothing is written until every
+ * condition has been evaluated, so every read observes the same snapshot, [OAR-FIRE-6]) and writes
+ * once, after the decision, in one `apply` call.
+ */
+export interface CounterStore {
+  read(key: CounterKey): CounterValues;
+  /** Apply the ops in order; throw if they cannot be applied ([OAR-FIRE-9]). */
+  apply(ops: readonly CounterOp[]): void;
+}
+
+/** `<qualified id>` or `<qualified id>#<scope value>` ([OAR-CONF-33]). */
+export function counterName(key: CounterKey): string {
+  return key.scope === undefined ? key.rule : `${key.rule}#${key.scope}`;
+}
+
+/** The store's internal key: NUL separators cannot occur in a qualified identifier. */
+export function counterKeyString(key: CounterKey): string {
+  return key.scope === undefined ? `${key.rule}\u0000${key.session}` : `${key.rule}\u0000${key.session}\u0000${key.scope}`;
+}
+
+const ZERO: CounterValues = Object.freeze({ fire_count: 0, breaker_count: 0 }) as CounterValues;
+
+/** The in-memory default. */
+export class MemoryCounterStore implements CounterStore {
+  private readonly values = new Map<string, CounterValues>();
+
+  read(key: CounterKey): CounterValues {
+    return this.values.get(counterKeyString(key)) ?? ZERO;
+  }
+
+  apply(ops: readonly CounterOp[]): void {
+    for (const op of ops) {
+      const k = counterKeyString(op.key);
+      const v = this.values.get(k) ?? { fire_count: 0, breaker_count: 0 };
+      switch (op.action) {
+        case 'increment_counter': v.fire_count++; break;
+        case 'reset_counter': v.fire_count = 0; break;
+        case 'increment_breaker': v.breaker_count++; break;
+        case 'reset_breaker': v.breaker_count = 0; break;
+      }
+      this.values.set(k, v);
+    }
+  }
+}

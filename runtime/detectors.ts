@@ -1,0 +1,36 @@
+/**
+ * Detectors: registered by `detector://` reference ([OAR-OPS-12]). A detector returns observations
+ * — facts by name — and never a verdict ([OAR-OPS-11]); what it returns is visible only to the rule
+ * that invoked it ([OAR-FACT-11]).
+ */
+import type { FactReader } from './facts.js';
+import type { Occurrence } from './occurrence.js';
+
+export interface DetectorInput {
+  /** The reference the rule named. */
+  ref: string;
+  /** Qualified identifier of the rule that invoked the detector. */
+  rule: string;
+  /** The `anchor` fact of the occurrence (core identifier, or host-native). */
+  anchor: string;
+  occurrence: Occurrence;
+  /** The occurrence's host facts, for detectors that need an observation to work on. */
+  facts: FactReader;
+}
+
+/** Returns facts by name; throwing means the detector failed ([OAR-OPS-3]). */
+export type Detector = (input: DetectorInput) => Readonly<Record<string, unknown>>;
+
+const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * The three references reserved for the conformance corpus ([OAR-CONF-25]): `noop` reports
+ * nothing, `error` always fails, `fixture` reports the occurrence's `detectorFacts`.
+ */
+export const RESERVED_DETECTORS: Readonly<Record<string, Detector>> = Object.freeze({
+  'detector://noop': () => NONE,
+  'detector://error': () => {
+    throw new Error('detector://error always fails');
+  },
+  'detector://fixture': (input: DetectorInput) => input.occurrence.detectorFacts ?? NONE,
+});

@@ -1,0 +1,558 @@
+/**
+ * The engine: `createEngine(bundle, options).decide(occurrence)` evaluates one anchor occurrence
+ * against a compiled bundle — section 4 (evaluation, suppression), section 6 (side-effects),
+ * section 7 (operational semantics, transforms) and Appendix C (copy) of the spec.
+ *
+ * The steps, in order:
+ *   1. select the rules bound to the occurrence's host-local anchor whose selectors match
+ *      ([OAR-SEL-7], [OAR-CONF-8]); rules whose enforcement is `off` are never candidates
+ *      ([OAR-EVAL-11]);
+ *   2. order them by kind and qualified identifier, amended so suppressors come first
+ *      ([OAR-EVAL-1], [OAR-EVAL-18]);
+ *   3. evaluate each: `flow` before `when` ([OAR-EVAL-3]), the detector of a detector rule, the
+ *      condition; apply suppression and withdrawal ([OAR-EVAL-14]); stop at the first enforced
+ *      block or at an `on_error` block ([OAR-EVAL-4], [OAR-OPS-3], [OAR-OPS-5]);
+ *   4. resolve the decision by precedence and render its copy ([OAR-EVAL-6], [OAR-EVAL-19],
+ *      [OAR-EVAL-20], [OAR-COPY-1]);
+ *   5. apply side-effects of enforced rules that fired, in order ([OAR-EVAL-12], [OAR-FIRE-8]) —
+ *      after every condition has been evaluated, so all of them saw one counter snapshot
+ *      ([OAR-FIRE-6]);
+ *   6. apply accumulated transforms unless the decision is block ([OAR-OPS-15] to [OAR-OPS-17]);
+ *   7. record the admitted tool step ([OAR-PROF-9]).
+ *
+ * A failure anywhere a rule is evaluated is routed to that rule's `on_error` — one sink for every
+ * failure ([OAR-OPS-3]): provider, detector, raise, wrong type, side-effect, copy.
+ */
+import { checkBundle, type Bundle, type BundleRule } from './bundle.js';
+import { MemoryCounterStore, counterName, type CounterKey, type CounterOp, type CounterStore } from './counters.js';
+import { renderCopyObject } from './copy.js';
+import { RESERVED_DETECTORS, type Detector } from './detectors.js';
+import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
+import { OccurrenceFacts, type Occurrence } from './occurrence.js';
+import { Raise } from './raise.js';
+import { applyTransforms, readSpans, type AccumulatedTransform, type Span } from './transform.js';
+
+export interface EventSink {
+  /** Emit one `publish_event` record ([OAR-FIRE-7]); throw if the stream refuses it ([OAR-FIRE-9]). */
+  publish(event: EventRecord): void;
+}
+
+export interface EngineOptions {
+  counters?: CounterStore;
+  events?: EventSink;
+  /** Detector implementations by `detector://` reference; the three reserved ones are built in. */
+  detectors?: Readonly<Record<string, Detector>>;
+}
+
+export interface Engine {
+  readonly bundle: Bundle;
+  decide(occurrence: Occurrence): Decision;
+  /** The recent activity window of a session, oldest step first ([OAR-FACT-12], [OAR-PROF-9]). */
+  activity(session: string): readonly string[];
+}
+
+const DEFAULT_SESSION = '';
+const PRECEDENCE: readonly DecisionEffect[] = ['block', 'transform', 'nudge', 'warn'];
+
+/** A rule as the engine holds it: the bundle's rule plus what is derived once at start-up. */
+interface Rule {
+  readonly b: BundleRule;
+  readonly qid: string;
+  readonly overrides: ReadonlySet<string>;
+  readonly scope: number;
+  readonly detector?: Detector;
+  readonly targetSlot: number;
+}
+
+interface AnchorRules {
+  readonly rules: readonly Rule[];
+  /** Does any candidate override another candidate? Only then can [OAR-EVAL-18] reorder. */
+  readonly reorders: boolean;
+}
+
+export function createEngine(bundle: Bundle, options: EngineOptions = {}): Engine {
+  checkBundle(bundle);
+  return new RuleEngine(bundle, options);
+}
+
+class RuleEngine implements Engine {
+  private readonly counters: CounterStore;
+  private readonly events?: EventSink;
+  private readonly facts: OccurrenceFacts;
+  private readonly byAnchor = new Map<string, AnchorRules>();
+  private readonly byQid = new Map<string, Rule>();
+  private readonly anchorValue = new Map<string, string>();
+  private readonly scopeOf = new Map<string, number>();
+  private readonly sessions = new Map<string, string[]>();
+  private readonly preInvoke?: string;
+  private readonly toolSlot: number;
+
+  constructor(
+    readonly bundle: Bundle,
+    options: EngineOptions,
+  ) {
+    this.counters = options.counters ?? new MemoryCounterStore();
+    if (options.events) this.events = options.events;
+    this.facts = new OccurrenceFacts(bundle.symbols);
+    const detectors = { ...RESERVED_DETECTORS, ...options.detectors };
+    for (const [core, local] of Object.entries(bundle.capability.coreAnchors)) this.anchorValue.set(local, core);
+    for (const host of bundle.capability.hostAnchors) this.anchorValue.set(host, host);
+    const pre = bundle.capability.coreAnchors['tool.pre_invoke'];
+    if (pre !== undefined) this.preInvoke = pre;
+    this.toolSlot = bundle.symbols.findIndex((s) => s.name === 'tool');
+
+    const grouped = new Map<string, Rule[]>();
+    for (const b of bundle.rules) {
+      let detector: Detector | undefined;
+      if (b.detector !== undefined) {
+        detector = detectors[b.detector];
+        if (detector === undefined) throw new Error(`oarc: rule ${b.qid} needs detector ${b.detector}, and no implementation is registered for it`);
+      }
+      const rule: Rule = {
+        b,
+        qid: b.qid,
+        overrides: new Set(b.overrides),
+        scope: b.counterScope ?? -1,
+        targetSlot: b.transform && b.transform.target !== 'content' ? b.transform.target : -1,
+        ...(detector ? { detector } : {}),
+      };
+      this.byQid.set(b.qid, rule);
+      this.scopeOf.set(b.qid, rule.scope);
+      if (b.enforcement === 'off') continue; // [OAR-EVAL-11] loaded, never selected
+      const list = grouped.get(b.anchor) ?? [];
+      list.push(rule);
+      grouped.set(b.anchor, list);
+    }
+    for (const [anchor, rules] of grouped) {
+      const qids = new Set(rules.map((r) => r.qid));
+      this.byAnchor.set(anchor, { rules, reorders: rules.some((r) => r.b.overrides.some((t) => qids.has(t))) });
+    }
+  }
+
+  activity(session: string): readonly string[] {
+    return this.sessions.get(session) ?? [];
+  }
+
+  decide(occ: Occurrence): Decision {
+    const session = occ.session ?? DEFAULT_SESSION;
+    const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
+    const facts = this.facts;
+    facts.reset(occ, anchorValue, { store: this.counters, session, scopeOf: this.scopeOf });
+    const candidates = this.byAnchor.get(occ.anchor);
+    const run = new Occ(this, facts, occ, session, anchorValue);
+    if (candidates !== undefined) run.evaluate(this.order(this.select(candidates, run), candidates.reorders));
+    const decision = run.finish();
+    this.recordActivity(occ, session, decision.decision);
+    return decision;
+  }
+
+  /** [OAR-SEL-1] to [OAR-SEL-7]. A selector fact that cannot be read fails the rule ([OAR-FACT-26]). */
+  private select(anchor: AnchorRules, run: Occ): Rule[] {
+    const facts = this.facts;
+    const out: Rule[] = [];
+    for (const r of anchor.rules) {
+      let selected = true;
+      try {
+        for (const clause of r.b.selector) {
+          const v = facts.fact(clause.slot);
+          // [OAR-SEL-2] a list<string> fact matches when any member is in the clause's list.
+          if (typeof v === 'string' ? !clause.values.includes(v) : !(v as string[]).some((m) => clause.values.includes(m))) {
+            selected = false;
+            break;
+          }
+        }
+      } catch (e) {
+        run.selectorFailure(r, toRaise(e));
+      }
+      if (selected) out.push(r);
+    }
+    return out;
+  }
+
+  /**
+   * [OAR-EVAL-18]: while any selected rule remains, take the first (in kind-then-identifier order)
+   * none of whose remaining suppressors is still unevaluated.
+   */
+  private order(selected: Rule[], reorders: boolean): Rule[] {
+    if (!reorders || selected.length < 2) return selected;
+    const remaining = selected.slice();
+    const out: Rule[] = [];
+    while (remaining.length > 0) {
+      let pick = 0;
+      while (pick < remaining.length - 1) {
+        const cand = remaining[pick] as Rule;
+        if (!remaining.some((s) => s !== cand && s.overrides.has(cand.qid))) break;
+        pick++;
+      }
+      out.push(remaining.splice(pick, 1)[0] as Rule);
+    }
+    return out;
+  }
+
+  /** [OAR-PROF-9]: a tool call admitted at `tool.pre_invoke` becomes a step, after its own rules ran. */
+  private recordActivity(occ: Occurrence, session: string, decision: DecisionEffect): void {
+    const window = this.bundle.capability.activityWindow;
+    if (window === 0 || occ.anchor !== this.preInvoke || decision === 'block') return;
+    let tool: unknown = occ.toolCall?.name;
+    if (this.toolSlot >= 0) {
+      try {
+        tool = this.facts.fact(this.toolSlot);
+      } catch {
+        return; // a tool name that cannot be observed is no step
+      }
+    }
+    if (typeof tool !== 'string' || tool === '') return;
+    let steps = this.sessions.get(session);
+    if (steps === undefined) this.sessions.set(session, (steps = []));
+    steps.push(tool);
+    if (steps.length > window) steps.splice(0, steps.length - window);
+  }
+
+  rule(qid: string): Rule | undefined {
+    return this.byQid.get(qid);
+  }
+
+  get sink(): EventSink | undefined {
+    return this.events;
+  }
+
+  get store(): CounterStore {
+    return this.counters;
+  }
+}
+
+function toRaise(e: unknown): Raise {
+  return e instanceof Raise ? e : new Raise('provider_failure', e instanceof Error ? e.message : String(e));
+}
+
+/** The state of one occurrence being decided. */
+class Occ {
+  private order: Rule[] = [];
+  private outcome: Outcome[] = [];
+  private errors: (Raise | undefined)[] = [];
+  private overlays: (Readonly<Record<string, unknown>> | null)[] = [];
+  private spans: (readonly Span[] | undefined)[] = [];
+  private readonly selectorErrors = new Map<Rule, Raise>();
+  private readonly suppressed = new Set<string>();
+  /** Index just past the last rule reached; rules at or after it were never evaluated. */
+  private reached = 0;
+  /** Index of the rule whose failure produced an `on_error` block, or -1. */
+  private errorAt = -1;
+
+  constructor(
+    private readonly engine: RuleEngine,
+    private readonly facts: OccurrenceFacts,
+    private readonly occ: Occurrence,
+    private readonly session: string,
+    private readonly anchorValue: string,
+  ) {}
+
+  selectorFailure(r: Rule, raise: Raise): void {
+    this.selectorErrors.set(r, raise);
+  }
+
+  evaluate(order: Rule[]): void {
+    this.order = order;
+    const n = order.length;
+    this.outcome = new Array(n);
+    this.errors = new Array(n);
+    this.overlays = new Array(n).fill(null);
+    this.spans = new Array(n);
+    const window = this.occ.recentActivity ?? this.engine.activity(this.session);
+    for (let k = 0; k < n; k++) {
+      this.reached = k + 1;
+      const r = order[k] as Rule;
+      if (this.suppressed.has(r.qid)) {
+        this.outcome[k] = 'suppressed';
+        continue;
+      }
+      const monitor = r.b.enforcement === 'monitor';
+      const result = this.selectorErrors.get(r) ?? this.test(r, k, window);
+      if (result instanceof Raise) {
+        // [OAR-EVAL-10] a monitor rule that raises is recorded; its on_error is not applied.
+        if (monitor) {
+          this.outcome[k] = 'monitored_errored';
+          this.errors[k] = result;
+          continue;
+        }
+        if (this.fail(k, result)) return;
+        continue;
+      }
+      if (monitor) {
+        this.outcome[k] = result ? 'monitored_fired' : 'monitored_passed';
+        continue;
+      }
+      if (!result) {
+        this.outcome[k] = 'passed';
+        continue;
+      }
+      // [OAR-FACT-11], [OAR-OPS-19]: a transform target is read when its rule fires; malformed
+      // spans are a provider failure of this rule.
+      if (r.targetSlot >= 0) {
+        try {
+          this.spans[k] = readSpans(this.facts.fact(r.targetSlot) as unknown[], r.b.transform?.targetName ?? 'target');
+        } catch (e) {
+          if (this.fail(k, toRaise(e))) return;
+          continue;
+        }
+      }
+      this.outcome[k] = 'fired';
+      this.suppress(k);
+      if (r.b.effect === 'block') return; // [OAR-EVAL-4]
+    }
+  }
+
+  /** Did rule `r` fire? `flow` first, then its detector, then `when`. A failure is returned. */
+  private test(r: Rule, k: number, window: readonly string[]): boolean | Raise {
+    const f = this.facts;
+    f.rule = r.qid;
+    f.ruleScope = r.scope;
+    f.overlay = null;
+    // [OAR-EVAL-3] flow is tested before when, and when is not evaluated if flow did not match.
+    if (r.b.flow !== undefined && !flowMatches(r.b.flow, window)) return false;
+    if (r.detector !== undefined) {
+      try {
+        const produced = r.detector({ ref: r.b.detector as string, rule: r.qid, anchor: this.anchorValue, occurrence: this.occ, facts: f });
+        this.overlays[k] = f.overlay = produced;
+      } catch (e) {
+        return new Raise('provider_failure', `detector ${r.b.detector} failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    if (r.b.when === undefined) return true;
+    try {
+      return r.b.when(f) === true;
+    } catch (e) {
+      return toRaise(e);
+    }
+  }
+
+  /**
+   * Rule `k` cannot be evaluated ([OAR-OPS-3]). Returns true when that ends the occurrence
+   * (`fail_closed` or a substitution, [OAR-OPS-5]); `fail_open` records it and continues ([OAR-OPS-4]).
+   */
+  private fail(k: number, raise: Raise): boolean {
+    this.outcome[k] = 'errored';
+    this.errors[k] = raise;
+    if ((this.order[k] as Rule).b.onError === 'fail_open') return false;
+    this.errorAt = k;
+    this.reached = k + 1;
+    return true;
+  }
+
+  /** [OAR-EVAL-14] suppress what rule `k` overrides; withdraw what was already evaluated. */
+  private suppress(k: number): void {
+    const r = this.order[k] as Rule;
+    if (r.overrides.size === 0) return;
+    for (const t of r.overrides) this.suppressed.add(t);
+    for (let j = 0; j < k; j++) {
+      if (r.overrides.has((this.order[j] as Rule).qid)) this.outcome[j] = 'suppressed';
+    }
+  }
+
+  finish(): Decision {
+    let resolved = this.resolve();
+    const onFire: AppliedSideEffect[] = [];
+    const events: EventRecord[] = [];
+    const changed = new Map<string, CounterKey>();
+    // [OAR-EVAL-12], [OAR-FIRE-2], [OAR-FIRE-8]: enforced rules that fired, in evaluation order.
+    for (let k = 0; k < this.reached; k++) {
+      if (this.outcome[k] !== 'fired') continue;
+      if (this.errorAt >= 0 && k > this.errorAt) break;
+      const r = this.order[k] as Rule;
+      if (r.b.onFire.length === 0) continue;
+      const failure = this.applySideEffects(r, k, onFire, events, changed);
+      if (failure !== undefined) {
+        this.fail(k, failure);
+        resolved = this.resolve();
+      }
+    }
+    const counters: Decision['counters'] = {};
+    for (const [name, key] of changed) counters[name] = { ...this.engine.store.read(key) };
+
+    const decision: Decision = {
+      decision: resolved.effect,
+      code: resolved.code,
+      rule: resolved.rule,
+      copy: resolved.copy,
+      advisories: resolved.advisories,
+      transforms: [],
+      skippedTransforms: [],
+      applied: this.trace(),
+      onFire,
+      events,
+      counters,
+    };
+    // [OAR-OPS-17] a block discards the transforms: there is no content to deliver.
+    if (resolved.effect === 'transform') this.transform(decision);
+    else if (resolved.effect !== 'block' && this.occ.content !== undefined) decision.content = this.occ.content;
+    return decision;
+  }
+
+  /** Apply one rule's `on_fire` in the order listed ([OAR-FIRE-8]); a failure is returned ([OAR-FIRE-9]). */
+  private applySideEffects(r: Rule, k: number, onFire: AppliedSideEffect[], events: EventRecord[], changed: Map<string, CounterKey>): Raise | undefined {
+    const ops: CounterOp[] = [];
+    let key: CounterKey | undefined;
+    try {
+      for (const action of r.b.onFire) {
+        if (action === 'publish_event') {
+          const event: EventRecord = { rule: r.qid, anchor: this.anchorValue, effect: r.b.effect };
+          this.engine.sink?.publish(event);
+          events.push(event);
+        } else {
+          if (key === undefined) key = this.counterKey(r, k);
+          ops.push({ key, action });
+        }
+        onFire.push({ rule: r.qid, action });
+      }
+      if (ops.length > 0) this.engine.store.apply(ops);
+    } catch (e) {
+      return new Raise('provider_failure', `side-effect of ${r.qid} could not be applied: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (key !== undefined) changed.set(counterName(key), key);
+    return undefined;
+  }
+
+  private counterKey(r: Rule, k: number): CounterKey {
+    if (r.scope < 0) return { rule: r.qid, session: this.session };
+    this.context(k);
+    return { rule: r.qid, session: this.session, scope: this.facts.fact(r.scope) as string };
+  }
+
+  /** Point the fact reader at rule `k` (its counters, its detector's facts) for copy and keys. */
+  private context(k: number): void {
+    const r = this.order[k] as Rule;
+    this.facts.rule = r.qid;
+    this.facts.ruleScope = r.scope;
+    this.facts.overlay = this.overlays[k] ?? null;
+  }
+
+  /**
+   * Resolve the decision ([OAR-EVAL-6], [OAR-EVAL-19], [OAR-EVAL-20]) and render its copy. Copy is
+   * read only for the rules the decision presents; if that read fails, the rule is one that cannot
+   * be evaluated ([OAR-FACT-26]) and takes its `on_error`, and the decision is resolved again.
+   */
+  private resolve(): { effect: DecisionEffect; code: string | null; rule: string | null; copy: Record<string, string> | null; advisories: Advisory[] } {
+    for (;;) {
+      if (this.errorAt >= 0) return this.errorBlock();
+      let effect: DecisionEffect = 'none';
+      let first = -1;
+      for (const e of PRECEDENCE) {
+        first = this.firstFired(e);
+        if (first >= 0) {
+          effect = e;
+          break;
+        }
+      }
+      if (effect === 'none') return { effect, code: null, rule: null, copy: null, advisories: [] };
+      const advisories: Advisory[] = [];
+      let failed = false;
+      const members = effect === 'nudge' || effect === 'warn' ? this.allFired(effect) : [first];
+      for (const k of members) {
+        const r = this.order[k] as Rule;
+        let copy: Record<string, string>;
+        try {
+          this.context(k);
+          copy = renderCopyObject(r.b.copy, this.facts);
+        } catch (e) {
+          this.fail(k, toRaise(e));
+          failed = true;
+          break;
+        }
+        advisories.push({ code: r.b.id, rule: r.qid, copy });
+      }
+      if (failed) continue;
+      const primary = advisories[0] as Advisory;
+      return {
+        effect,
+        code: primary.code,
+        rule: primary.rule,
+        copy: primary.copy,
+        advisories: effect === 'nudge' || effect === 'warn' ? advisories : [],
+      };
+    }
+  }
+
+  /** [OAR-OPS-3] / [OAR-OPS-5]: block with the failing rule's identifiers, or the substitute's. */
+  private errorBlock(): { effect: DecisionEffect; code: string; rule: string; copy: Record<string, string>; advisories: Advisory[] } {
+    const failing = this.order[this.errorAt] as Rule;
+    const onError = failing.b.onError;
+    const named = typeof onError === 'object' ? this.engine.rule(onError.rule) : failing;
+    const code = typeof onError === 'object' ? onError.id : failing.b.id;
+    const rule = typeof onError === 'object' ? onError.rule : failing.qid;
+    // [OAR-COPY-11] if rendering this copy fails, the block keeps its identifiers and no copy.
+    let copy: Record<string, string> = {};
+    if (named !== undefined) {
+      try {
+        this.facts.rule = named.qid;
+        this.facts.ruleScope = named.scope;
+        this.facts.overlay = named === failing ? (this.overlays[this.errorAt] ?? null) : null;
+        copy = renderCopyObject(named.b.copy, this.facts);
+      } catch {
+        copy = {};
+      }
+    }
+    return { effect: 'block', code, rule, copy, advisories: [] };
+  }
+
+  private firstFired(effect: DecisionEffect): number {
+    for (let k = 0; k < this.reached; k++) {
+      if (this.outcome[k] === 'fired' && (this.order[k] as Rule).b.effect === effect) return k;
+    }
+    return -1;
+  }
+
+  private allFired(effect: DecisionEffect): number[] {
+    const out: number[] = [];
+    for (let k = 0; k < this.reached; k++) {
+      if (this.outcome[k] === 'fired' && (this.order[k] as Rule).b.effect === effect) out.push(k);
+    }
+    return out;
+  }
+
+  /**
+   * [OAR-OPS-9], [OAR-OPS-10]: every rule reached, in evaluation order; a rule never reached is
+   * omitted unless it was suppressed.
+   */
+  private trace(): TraceEntry[] {
+    const out: TraceEntry[] = [];
+    for (let k = 0; k < this.order.length; k++) {
+      const r = this.order[k] as Rule;
+      if (k >= this.reached) {
+        if (this.suppressed.has(r.qid)) out.push({ rule: r.qid, outcome: 'suppressed' });
+        continue;
+      }
+      const outcome = this.outcome[k] as Outcome;
+      const err = this.errors[k];
+      out.push(err !== undefined && (outcome === 'errored' || outcome === 'monitored_errored')
+        ? { rule: r.qid, outcome, error: { code: err.code, clause: err.clause, message: err.message } }
+        : { rule: r.qid, outcome });
+    }
+    return out;
+  }
+
+  /** [OAR-OPS-15], [OAR-OPS-16]: accumulate in evaluation order and apply to the content. */
+  private transform(d: Decision): void {
+    const list: AccumulatedTransform[] = [];
+    for (let k = 0; k < this.reached; k++) {
+      const r = this.order[k] as Rule;
+      const t = r.b.transform;
+      if (this.outcome[k] !== 'fired' || t === undefined) continue;
+      d.transforms.push({ rule: r.qid, action: t.action, target: t.targetName, replacement: t.replacement });
+      list.push({ rule: r.qid, action: t.action, replacement: t.replacement, target: t.target === 'content' ? 'content' : (this.spans[k] ?? []) });
+    }
+    if (this.occ.content === undefined) return;
+    const result = applyTransforms(this.occ.content, list);
+    d.content = result.content;
+    d.skippedTransforms = result.skipped;
+  }
+}
+
+/** [OAR-FACT-12]: the steps appear in order as a (not necessarily contiguous) subsequence. */
+export function flowMatches(flow: readonly string[], window: readonly string[]): boolean {
+  let i = 0;
+  for (const step of window) {
+    if (step === flow[i]) i++;
+    if (i === flow.length) return true;
+  }
+  return i === flow.length;
+}

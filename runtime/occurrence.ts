@@ -1,0 +1,264 @@
+/**
+ * The fact environment of one anchor occurrence: what the host observed (plain values or lazy
+ * providers), what oarc derives from other observations (DESIGN "Decisions the spec leaves
+ * open"), the core facts (`anchor`, the counters), and the facts a detector produced for the rule
+ * being evaluated ([OAR-FACT-11]: local to that rule).
+ *
+ * Every value is checked against its declared type before use ([OAR-FACT-26]); an absent value is
+ * the zero of its type ([OAR-FACT-25]); a provider that throws is a provider failure. Host facts
+ * are produced once per occurrence and cached — including a failure, so a failing provider is
+ * asked once and fails every rule that reads it the same way.
+ */
+import type { BundleSymbol } from './bundle.js';
+import type { FactReader } from './facts.js';
+import type { CounterStore } from './counters.js';
+import type { FactType } from './types.js';
+import { Raise } from './raise.js';
+import { checkValue, isMap, mapGet, zeroValue, type OarMap } from './values.js';
+import { asInt } from './int64.js';
+import { cpLength } from './strings.js';
+import { toolArgsFingerprint } from './fingerprint.js';
+
+/** A tool call as a host adapter receives it ([OAR-FACT-28], [OAR-CONF-40]). */
+export interface ToolCall {
+  name: string;
+  arguments?: Record<string, unknown>;
+}
+
+/** One anchor occurrence, as the host describes it. */
+export interface Occurrence {
+  /** The host-local anchor identifier ([OAR-CONF-29]). */
+  anchor: string;
+  session?: string;
+  /**
+   * Observations by fact or function name. A function value under a fact's name is a lazy
+   * provider, called at most once, only if a selected rule reads the fact ([OAR-FACT-11]); under
+   * an observation function's name it is called with the argument; any other value under a
+   * function's name is its result for every argument ([OAR-CONF-26]).
+   */
+  facts?: Readonly<Record<string, unknown>>;
+  /** The content at a content anchor, for transforms and `content_length`. */
+  content?: string;
+  toolCall?: ToolCall;
+  /** An explicit activity window for this occurrence only ([OAR-PROF-9], [OAR-CONF-40]). */
+  recentActivity?: readonly string[];
+  /** What `detector://fixture` reports when a rule invokes it ([OAR-CONF-25]). */
+  detectorFacts?: Readonly<Record<string, unknown>>;
+}
+
+/** Reads a rule's counters; `fire_count_of` resolves its target through `ruleIndex`. */
+export interface CounterContext {
+  store: CounterStore;
+  session: string;
+  /** Qualified identifier → counter scope slot (or -1), for every loaded rule. */
+  scopeOf: ReadonlyMap<string, number>;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const UNSET = 0;
+const VALUE = 1;
+const FAILED = 2;
+
+export class OccurrenceFacts implements FactReader {
+  private occ: Occurrence = { anchor: '' };
+  private anchorValue = '';
+  private readonly state: Uint8Array;
+  private readonly cache: unknown[];
+  private readonly bySlotName: readonly string[];
+  /** The rule being evaluated (qualified id) and its counter scope slot. */
+  rule = '';
+  ruleScope = -1;
+  /** Facts the current rule's detector produced, or null. */
+  overlay: Readonly<Record<string, unknown>> | null = null;
+  counters: CounterContext | null = null;
+  private readonly special: {
+    fireCount: number; breakerCount: number; fireCountOf: number; breakerCountOf: number; anchor: number;
+  };
+  private readonly derivedFact: ReadonlyMap<number, (self: OccurrenceFacts) => unknown>;
+  private readonly derivedFn: ReadonlyMap<number, (self: OccurrenceFacts, arg: string) => unknown>;
+
+  constructor(private readonly symbols: readonly BundleSymbol[]) {
+    this.state = new Uint8Array(symbols.length);
+    this.cache = new Array(symbols.length);
+    this.bySlotName = symbols.map((s) => s.name);
+    const slot = (name: string) => symbols.findIndex((s) => s.name === name);
+    this.special = {
+      fireCount: slot('fire_count'),
+      breakerCount: slot('breaker_count'),
+      fireCountOf: slot('fire_count_of'),
+      breakerCountOf: slot('breaker_count_of'),
+      anchor: slot('anchor'),
+    };
+    this.derivedFact = derivedFacts(slot);
+    this.derivedFn = derivedFunctions(slot);
+  }
+
+  /** Start a new occurrence: forget every cached value. */
+  reset(occ: Occurrence, anchorValue: string, counters: CounterContext): void {
+    this.occ = occ;
+    this.anchorValue = anchorValue;
+    this.counters = counters;
+    this.state.fill(UNSET);
+    this.rule = '';
+    this.ruleScope = -1;
+    this.overlay = null;
+  }
+
+  get occurrence(): Occurrence {
+    return this.occ;
+  }
+
+  fact(slot: number): unknown {
+    const sp = this.special;
+    if (slot === sp.fireCount || slot === sp.breakerCount) {
+      const v = this.readCounters(this.rule, this.ruleScope);
+      return slot === sp.fireCount ? v.fire_count : v.breaker_count;
+    }
+    if (this.overlay !== null) {
+      const name = this.bySlotName[slot] as string;
+      if (hasOwn.call(this.overlay, name)) {
+        return checkValue(this.typeOf(slot), this.overlay[name], `detector fact ${name}`);
+      }
+    }
+    const st = this.state[slot];
+    if (st === VALUE) return this.cache[slot];
+    if (st === FAILED) throw this.cache[slot];
+    try {
+      const v = this.produce(slot);
+      this.cache[slot] = v;
+      this.state[slot] = VALUE;
+      return v;
+    } catch (e) {
+      const raise = e instanceof Raise ? e : new Raise('provider_failure', `fact ${this.bySlotName[slot]}: ${String(e)}`);
+      this.cache[slot] = raise;
+      this.state[slot] = FAILED;
+      throw raise;
+    }
+  }
+
+  call(slot: number, arg: unknown): unknown {
+    const sp = this.special;
+    if (slot === sp.fireCountOf || slot === sp.breakerCountOf) {
+      const target = arg as string;
+      const scope = this.counters?.scopeOf.get(target) ?? -1;
+      const v = this.readCounters(target, scope);
+      return slot === sp.fireCountOf ? v.fire_count : v.breaker_count;
+    }
+    const sym = this.symbols[slot] as Extract<BundleSymbol, { kind: 'function' }>;
+    const name = sym.name;
+    const source = this.overlay !== null && hasOwn.call(this.overlay, name) ? this.overlay : this.occ.facts;
+    if (source !== undefined && hasOwn.call(source, name)) {
+      const impl = source[name];
+      let result: unknown = impl;
+      if (typeof impl === 'function') {
+        try {
+          result = (impl as (a: unknown) => unknown)(arg);
+        } catch (e) {
+          throw new Raise('provider_failure', `function ${name} failed: ${String(e)}`);
+        }
+      }
+      if (result !== undefined) return checkValue(sym.result, result, `function ${name}`);
+    }
+    const derived = this.derivedFn.get(slot);
+    return derived ? derived(this, arg as string) : zeroValue(sym.result);
+  }
+
+  /** The counters of `rule`, keyed by its scope value at this occurrence ([OAR-FIRE-11]). */
+  readCounters(rule: string, scopeSlot: number): { fire_count: number; breaker_count: number } {
+    const c = this.counters;
+    if (c === null) return { fire_count: 0, breaker_count: 0 };
+    return c.store.read(scopeSlot < 0 ? { rule, session: c.session } : { rule, session: c.session, scope: this.fact(scopeSlot) as string });
+  }
+
+  private typeOf(slot: number): FactType {
+    const s = this.symbols[slot] as BundleSymbol;
+    return s.kind === 'fact' ? s.type : s.result;
+  }
+
+  private produce(slot: number): unknown {
+    if (slot === this.special.anchor) return this.anchorValue;
+    const name = this.bySlotName[slot] as string;
+    const facts = this.occ.facts;
+    const type = this.typeOf(slot);
+    if (facts !== undefined && hasOwn.call(facts, name)) {
+      let v = facts[name];
+      if (typeof v === 'function') {
+        try {
+          v = (v as () => unknown)();
+        } catch (e) {
+          throw new Raise('provider_failure', `provider of fact ${name} failed: ${String(e)}`);
+        }
+      }
+      if (v !== undefined) return checkValue(type, v, `fact ${name}`);
+    }
+    const derived = this.derivedFact.get(slot);
+    return derived ? derived(this) : zeroValue(type);
+  }
+
+  /** The host's `tool_args`, from facts or from the tool call; undefined when neither. */
+  toolArgs(slot: number): OarMap | undefined {
+    if (slot >= 0) return this.fact(slot) as OarMap;
+    return this.occ.toolCall?.arguments;
+  }
+}
+
+/**
+ * Facts derived from other observations when the host did not supply them under their own name
+ * (DESIGN decisions; [OAR-FACT-28], [OAR-CONF-40]). These are observations, not verdicts
+ * ([OAR-FACT-5]).
+ */
+function derivedFacts(slot: (name: string) => number): Map<number, (self: OccurrenceFacts) => unknown> {
+  const m = new Map<number, (self: OccurrenceFacts) => unknown>();
+  const at = (name: string, f: (self: OccurrenceFacts) => unknown) => {
+    const s = slot(name);
+    if (s >= 0) m.set(s, f);
+  };
+  at('tool', (o) => {
+    const t = o.occurrence.toolCall;
+    return t === undefined ? '' : checkValue('string', t.name, 'tool_call.name');
+  });
+  at('tool_args', (o) => {
+    const t = o.occurrence.toolCall;
+    if (t === undefined || t.arguments === undefined) return zeroValue('map');
+    return checkValue('map', t.arguments, 'tool_call.arguments');
+  });
+  // [OAR-FACT-28] the adapter's digest of the tool call; an absent tool call has an empty one.
+  at('tool_args_fingerprint', (o) => {
+    const t = o.occurrence.toolCall;
+    return t === undefined ? '' : toolArgsFingerprint(t.name, t.arguments ?? {});
+  });
+  at('content_length', (o) => {
+    const c = o.occurrence.content;
+    return c === undefined ? 0 : cpLength(c);
+  });
+  const tiers = slot('content_trust_tiers');
+  at('content_contains_untrusted', (o) => (tiers >= 0 ? (o.fact(tiers) as string[]).includes('untrusted') : false));
+  const lists = ['content_roles', 'content_origins', 'content_authorities', 'content_trust_tiers', 'content_sources'].map(slot).filter((s) => s >= 0);
+  at('content_segment_count', (o) => lists.reduce((n, s) => Math.max(n, (o.fact(s) as unknown[]).length), 0));
+  return m;
+}
+
+/** `tool_arg_*`: the named argument of the tool call, by own property, exact type or zero. */
+function derivedFunctions(slot: (name: string) => number): Map<number, (self: OccurrenceFacts, arg: string) => unknown> {
+  const m = new Map<number, (self: OccurrenceFacts, arg: string) => unknown>();
+  const argsSlot = slot('tool_args');
+  const arg = (o: OccurrenceFacts, name: string): unknown => {
+    const args = o.toolArgs(argsSlot);
+    return args !== undefined && isMap(args) ? mapGet(args, name) : undefined;
+  };
+  const at = (name: string, f: (self: OccurrenceFacts, arg: string) => unknown) => {
+    const s = slot(name);
+    if (s >= 0) m.set(s, f);
+  };
+  at('tool_arg_string', (o, n) => {
+    const v = arg(o, n);
+    return typeof v === 'string' ? v : '';
+  });
+  at('tool_arg_int', (o, n) => asInt(arg(o, n)) ?? 0);
+  at('tool_arg_bool', (o, n) => {
+    const v = arg(o, n);
+    return typeof v === 'boolean' ? v : false;
+  });
+  return m;
+}
+
