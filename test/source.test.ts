@@ -93,6 +93,16 @@ describe('parseSource: rule sets [OAR-DOC-31]', () => {
     expect(docs[1]!.locate(['id'])).toEqual({ file: 'set.yaml', line: 3, column: 3 });
   });
 
+  it('numbers members across a stream whose documents are sequences', () => {
+    const { docs } = parseSource('- id: A\n- id: B\n---\nid: C\n---\n[{id: D}]\n', 'mixed.yaml');
+    expect(docs.map((d) => [(d.value as { id: string }).id, d.index])).toEqual([
+      ['A', 0],
+      ['B', 1],
+      ['C', 2],
+      ['D', 3],
+    ]);
+  });
+
   it('a single document is not a collection member', () => {
     const { docs } = parseSource('---\nid: A\n', 'one.yaml');
     expect(docs).toHaveLength(1);
@@ -131,7 +141,8 @@ describe('parseSource: rule sets [OAR-DOC-31]', () => {
   it('one malformed member does not hide the others', () => {
     const { docs, diagnostics } = parseSource('- {id: A}\n- {id: B, id: C}\n- {id: D}\n', 'set.yaml');
     expect(docs.map((d) => d.value)).toEqual([{ id: 'A' }, { id: 'D' }]);
-    expect(docs.map((d) => d.index)).toEqual([0, 1]);
+    // The index is the member's position in the file, so messages about D still say member 2.
+    expect(docs.map((d) => d.index)).toEqual([0, 2]);
     expect(errors(diagnostics)).toHaveLength(1);
   });
 });

@@ -241,40 +241,65 @@ interface Limits {
 
 function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseResult {
   const diagnostics: Diagnostic[] = [];
-  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const limits: Limits = {
     maxDepth: Math.max(1, Math.min(opts.maxDepth ?? DEFAULT_MAX_DEPTH, HARD_MAX_DEPTH)),
     maxAliasCount: Math.max(0, opts.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT),
     bigInts: opts.bigInts === true,
   };
-  const start = { file, line: 1, column: 1 };
-
-  // A UTF-16 length is a lower bound on the UTF-8 length, so most oversized text is refused
-  // without measuring it.
-  const size = text.length > maxBytes ? -1 : text.length * 3 > maxBytes ? Buffer.byteLength(text, 'utf8') : 0;
-  if (size < 0 || size > maxBytes) {
-    const message = size < 0 ? `\`${file}\` is more than the ${maxBytes}-byte limit; it was not parsed` : tooLargeMessage(file, size, maxBytes);
-    diagnostics.push(error(PARSE_CLAUSE, message, { source: start }));
-    return { docs: [], diagnostics };
-  }
+  const tooLarge = sizeProblem(text, file, opts.maxBytes ?? DEFAULT_MAX_BYTES);
+  if (tooLarge) return { docs: [], diagnostics: [tooLarge] };
   // The byte-order mark is an encoding detail, not content; dropping it keeps line-1 columns
   // as an editor shows them.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const format = opts.format ?? (/\.json$/i.test(file) ? 'json' : 'yaml');
 
   const lines = new LineCounter();
-  const tokens = lexAndParse(text, lines, limits.maxDepth);
   const pos = (offset: number) => toPosition(file, lines, offset);
-  if (typeof tokens === 'number') {
-    diagnostics.push(depthError(limits.maxDepth, pos(tokens)));
-    return { docs: [], diagnostics };
-  }
-  const tooDeep = cstDepthExceeded(tokens, limits.maxDepth);
-  if (tooDeep >= 0) {
-    diagnostics.push(depthError(limits.maxDepth, pos(tooDeep)));
-    return { docs: [], diagnostics };
+  const tokens = lexAndParse(text, lines, limits.maxDepth);
+  const tooDeep = typeof tokens === 'number' ? tokens : cstDepthExceeded(tokens, limits.maxDepth);
+  if (typeof tokens === 'number' || tooDeep >= 0) {
+    return { docs: [], diagnostics: [depthError(limits.maxDepth, pos(tooDeep))] };
   }
 
+  const yamlDocs = compose(tokens, format);
+  const unusable = new Set(yamlDocs.filter((d) => reportComposeProblems(d, pos, diagnostics)));
+  if (unusable.size === 0 && format === 'json') {
+    const problem = jsonGrammarProblem(text);
+    if (problem) return { docs: [], diagnostics: [error(PARSE_CLAUSE, `JSON syntax error: ${problem.message}`, { source: pos(problem.offset) })] };
+  }
+
+  const members = yamlDocs.filter((d) => {
+    if (!isEmptyDocument(d)) return true;
+    if (yamlDocs.length > 1 && !unusable.has(d)) {
+      diagnostics.push(warning('OAR-DOC-31', 'empty YAML document ignored: it is not a member of the stream', { source: pos(d.range[0]) }));
+    }
+    return false;
+  });
+  const docs: SourceDoc[] = [];
+  const stream = members.length > 1;
+  let index = 0; // a member's position in the file, dropped members included
+  for (const d of members) {
+    if (unusable.has(d)) index++;
+    else index = convertDocument(d, file, lines, limits, opts.expandSequences !== false, stream, index, docs, diagnostics);
+  }
+  if (docs.length === 0 && diagnostics.length === 0) {
+    // An empty file, a comment-only file, an empty array: nothing to load, and worth saying so.
+    diagnostics.push(warning(PARSE_CLAUSE, `\`${file}\` contains no document`, { source: { file, line: 1, column: 1 }, token: file }));
+  }
+  return { docs, diagnostics };
+}
+
+function sizeProblem(text: string, file: string, maxBytes: number): Diagnostic | undefined {
+  const source = { file, line: 1, column: 1 };
+  // A UTF-16 length is a lower bound on the UTF-8 length, so most oversized text is refused
+  // without measuring it (measuring 50 MB would itself take a noticeable fraction of a second).
+  if (text.length > maxBytes) return error(PARSE_CLAUSE, `\`${file}\` is more than the ${maxBytes}-byte limit; it was not parsed`, { source });
+  if (text.length * 3 <= maxBytes) return undefined;
+  const size = Buffer.byteLength(text, 'utf8');
+  return size > maxBytes ? error(PARSE_CLAUSE, tooLargeMessage(file, size, maxBytes), { source }) : undefined;
+}
+
+function compose(tokens: readonly CST.Token[], format: 'json' | 'yaml'): Document.Parsed[] {
   const composer = new Composer({
     // The JSON schema for JSON text (plain scalars must be JSON literals), the YAML 1.2 core
     // schema otherwise; neither produces anything but JSON data once known tags are off.
@@ -283,44 +308,16 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
     resolveKnownTags: false, // no !!timestamp → Date, !!binary → Uint8Array, !!set, !!omap
     merge: false,
     intAsBigInt: true, // every integer exact; converted to number below unless it must stay big
-    uniqueKeys: false, // checked below on the JSON key, naming it, in linear time
+    uniqueKeys: false, // checked on the JSON key instead, naming it, in linear time
   });
-  const yamlDocs = Array.from(composer.compose(tokens));
-
-  const unusable = new Set(yamlDocs.filter((d) => reportComposeProblems(d, pos, diagnostics)));
-  if (unusable.size === 0 && format === 'json') {
-    const jsonProblem = jsonGrammarProblem(text);
-    if (jsonProblem) {
-      diagnostics.push(error(PARSE_CLAUSE, `JSON syntax error: ${jsonProblem.message}`, { source: pos(jsonProblem.offset) }));
-      return { docs: [], diagnostics };
-    }
-  }
-
-  const nonEmpty = yamlDocs.filter((d) => {
-    if (!isEmptyDocument(d)) return true;
-    if (yamlDocs.length > 1 && !unusable.has(d)) {
-      diagnostics.push(
-        warning('OAR-DOC-31', 'empty YAML document ignored: it is not a member of the stream', {
-          source: pos(d.range[0]),
-        }),
-      );
-    }
-    return false;
-  });
-  const docs: SourceDoc[] = [];
-  const stream = nonEmpty.length > 1;
-  for (const d of nonEmpty) {
-    if (unusable.has(d)) continue;
-    convertDocument(d, file, lines, limits, opts.expandSequences !== false, stream, docs, diagnostics);
-  }
-  if (docs.length === 0 && diagnostics.length === 0) {
-    // An empty file, a comment-only file, an empty array: nothing to load, and worth saying so.
-    diagnostics.push(warning(PARSE_CLAUSE, `\`${file}\` contains no document`, { source: start, token: file }));
-  }
-  return { docs, diagnostics };
+  return Array.from(composer.compose(tokens));
 }
 
-/** Feeds lexemes to the parser one by one, so a too-deep document is refused after ~2·maxDepth lexemes. */
+/**
+ * Feeds lexemes to the parser one at a time, so a document whose estimated depth passes twice
+ * `maxDepth` is refused at that lexeme, before the rest of it is parsed. Returns the offset to
+ * report when refused.
+ */
 function lexAndParse(text: string, lines: LineCounter, maxDepth: number): CST.Token[] | number {
   lines.addNewLine(0);
   const parser = new Parser(lines.addNewLine);
@@ -525,7 +522,8 @@ class AliasBomb extends Error {}
 
 /**
  * Converts one composed YAML document into plain JSON values, one `SourceDoc` per member when the
- * top level is a sequence. Anchors are resolved in document order, as YAML defines them.
+ * top level is a sequence. Anchors are resolved in document order, as YAML defines them. Returns
+ * the index the file's next member takes.
  */
 function convertDocument(
   d: Document.Parsed,
@@ -534,29 +532,32 @@ function convertDocument(
   limits: Limits,
   expand: boolean,
   stream: boolean,
+  index: number,
   docs: SourceDoc[],
   diagnostics: Diagnostic[],
-): void {
+): number {
   const conv = new Converter(file, lines, limits);
   const root = d.contents as YamlNode | null;
+  const top = root && isAlias(root) ? undefined : root;
+  const items = expand && top && isSeq(top) ? (top.items as (YamlNode | null)[]) : undefined;
   try {
-    const top = root && isAlias(root) ? undefined : root;
-    if (expand && top && isSeq(top)) {
+    if (items && top) {
       conv.registerAnchor(top);
-      top.items.forEach((item, i) => {
-        const member = conv.convertMember(item as YamlNode | null, 1, [i]);
+      items.forEach((item, i) => {
+        const member = conv.convertMember(item, 1, [i]);
         diagnostics.push(...member.diagnostics);
-        if (member.ok) docs.push(conv.sourceDoc(member.value, item as YamlNode | null, docs.length, true));
+        if (member.ok) docs.push(conv.sourceDoc(member.value, item, index + i, true));
       });
     } else {
       const member = conv.convertMember(root, 0, []);
       diagnostics.push(...member.diagnostics);
-      if (member.ok) docs.push(conv.sourceDoc(member.value, root, docs.length, stream));
+      if (member.ok) docs.push(conv.sourceDoc(member.value, root, index, stream));
     }
   } catch (e) {
     if (!(e instanceof AliasBomb)) throw e;
     diagnostics.push(error(PARSE_CLAUSE, e.message, { source: conv.lastPosition }));
   }
+  return index + (items ? items.length : 1);
 }
 
 class Converter {
