@@ -10,6 +10,13 @@ import { parse } from 'acorn';
 /** Globals emitted code may name. */
 const ALLOWED_GLOBALS: ReadonlySet<string> = new Set(['Set', 'undefined']);
 
+/**
+ * The only property names emitted code reads: the fact reader's two methods, `Set.has` and an
+ * array's `length`. Anything else — `f.constructor.constructor("…")()` reaches `Function` without
+ * naming it — is a compiler bug. Computed member access is never emitted at all.
+ */
+const ALLOWED_MEMBERS: ReadonlySet<string> = new Set(['fact', 'call', 'has', 'length']);
+
 const FORBIDDEN_NODES: ReadonlySet<string> = new Set([
   'ThisExpression', 'WithStatement', 'ImportExpression', 'MetaProperty', 'DebuggerStatement',
   'TaggedTemplateExpression', 'TemplateLiteral', 'ClassDeclaration', 'ClassExpression', 'Super',
@@ -50,6 +57,12 @@ export function verifyGenerated(code: string, allowed: ReadonlySet<string>, sour
 
 function walk(node: AnyNode, parent: AnyNode | null, key: string | null, declared: Set<string>, referenced: { name: string; pos: number }[]): void {
   if (FORBIDDEN_NODES.has(node.type)) throw new CompilerBug(`generated code contains ${node.type}`);
+  if (node.type === 'MemberExpression') {
+    const property = node.property as AnyNode;
+    if (node.computed !== false || property.type !== 'Identifier' || !ALLOWED_MEMBERS.has(property.name as string)) {
+      throw new CompilerBug(`generated code reads a property it never emits (${node.computed ? 'computed access' : String(property.name)}) at ${node.start as number}`);
+    }
+  }
   if (node.type === 'Identifier') {
     const name = node.name as string;
     if (isDeclaration(parent, key)) declared.add(name);
