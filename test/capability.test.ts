@@ -520,7 +520,7 @@ describe('limits', () => {
 
   it('[OAR-EXPR-17] accepts an expression limit of at least 256 nodes', () => {
     expect(accepts(base({ expression_nodes_max: 256 })).capability.expressionNodesMax).toBe(256);
-    expect(accepts(base({ expression_nodes_max: 100000 })).capability.expressionNodesMax).toBe(100000);
+    expect(loadCapability(base({ expression_nodes_max: 100000 }), undefined, { engineMaxNodes: Infinity }).capability?.expressionNodesMax).toBe(100000);
   });
 
   it.each([255, 0, 256.5, '1024'])('[OAR-EXPR-17] rejects the expression limit %j', (n) => {
@@ -793,5 +793,14 @@ describe('baseline capability', () => {
     ['a detector beyond the reserved three', { detectors: ['detector://noop', 'detector://presidio'] }],
   ])('[OAR-CONF-35] a capability claiming %s is not baseline', (_what, over) => {
     expect(isBaselineCapability(accepts(base(over)).capability)).toBe(false);
+  });
+});
+
+describe('[OAR-EXPR-17] [OAR-FACT-24] the engine limit', () => {
+  it('rejects an expression_nodes_max above what this engine can compile, naming it', () => {
+    const r = loadCapability({ anchors: { core: Object.fromEntries(CORE_ANCHORS.map((a) => [a, a])) }, expression_nodes_max: 2048 });
+    expect(r.capability).toBeUndefined();
+    expect(r.diagnostics.map((d) => `${d.clause} ${d.token}`)).toEqual(['OAR-EXPR-17 expression_nodes_max']);
+    expect(loadCapability({ anchors: { core: Object.fromEntries(CORE_ANCHORS.map((a) => [a, a])) }, expression_nodes_max: 1024 }).capability).toBeDefined();
   });
 });

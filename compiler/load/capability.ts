@@ -27,7 +27,7 @@
  *   ([OAR-EXPR-2]) and is lexed as one maximal run, so `acme.in` is not the keyword `in`.
  */
 import { error, warning, type Diagnostic, type SourceLocation } from '../diagnostics.js';
-import { DEFAULT_MAX_NODES } from '../expr/parser.js';
+import { DEFAULT_MAX_NODES, MAX_MAX_NODES } from '../expr/parser.js';
 import { cpCompare } from '../../runtime/strings.js';
 import {
   isFactType,
@@ -578,7 +578,16 @@ function readInteger(doc: Json, member: string, min: number, clause: string, r: 
  * any rule ([OAR-FACT-24]); every problem is reported, and an invalid document yields neither a
  * capability nor symbols, so an engine cannot start on it. Warnings do not prevent loading.
  */
-export function loadCapability(value: unknown, locate?: Locate): CapabilityLoad {
+export interface CapabilityOptions {
+  /**
+   * The largest condition limit the engine can honour; default this engine's. A conformance runner
+   * deciding whether it can adopt a fixture's capability reads the document with no ceiling.
+   */
+  engineMaxNodes?: number;
+}
+
+export function loadCapability(value: unknown, locate?: Locate, opts: CapabilityOptions = {}): CapabilityLoad {
+  const engineMaxNodes = opts.engineMaxNodes ?? MAX_MAX_NODES;
   const r = new Report(locate);
   if (!isObject(value)) {
     r.error('OAR-FACT-21', 'a capability document must be a JSON object', undefined, []);
@@ -602,6 +611,11 @@ export function loadCapability(value: unknown, locate?: Locate): CapabilityLoad 
   // A host that tracks no activity declares zero ([OAR-PROF-3]).
   const activityWindow = readInteger(value, 'activity_window', 0, 'OAR-PROF-3', r);
   const expressionNodesMax = readInteger(value, 'expression_nodes_max', MIN_EXPRESSION_NODES, 'OAR-EXPR-17', r);
+  // [OAR-EXPR-17], [OAR-FACT-24]: the declared limit is the one the engine enforces, so it cannot
+  // exceed what this engine can compile; a larger claim is an invalid capability, not a silent clamp.
+  if (expressionNodesMax !== undefined && expressionNodesMax > engineMaxNodes) {
+    r.error('OAR-EXPR-17', `\`expression_nodes_max\` ${expressionNodesMax} exceeds this engine's largest condition limit, ${engineMaxNodes}`, 'expression_nodes_max', ['expression_nodes_max']);
+  }
   const supportsTransform = value.supports_transform;
   if (supportsTransform !== undefined && typeof supportsTransform !== 'boolean') {
     r.error('OAR-FACT-21', '`supports_transform` must be a boolean', 'supports_transform', ['supports_transform']);

@@ -6,7 +6,7 @@
  */
 import { error, hasErrors, type Diagnostic } from '../diagnostics.js';
 import type { SymbolEntry } from '../../runtime/types.js';
-import { loadCapability, type Capability } from './capability.js';
+import { loadCapability, type Capability, type CapabilityOptions } from './capability.js';
 import { applyConfigs, type ConfigDocument } from './config.js';
 import type { CheckedRule, Enforcement } from './model.js';
 import { checkRule, qualifiedId, type RuleDocument, type RuleDraft, type Locator } from './rule.js';
@@ -19,6 +19,7 @@ export interface PackInput {
   rules: readonly SourceDoc[];
   /** Applied in the order given; the last statement about a rule wins ([OAR-CFG-7]). */
   configs?: readonly SourceDoc[];
+  capabilityOptions?: CapabilityOptions;
 }
 
 export interface LoadedPack {
@@ -42,7 +43,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export function loadPack(input: PackInput): PackResult {
   const diagnostics: Diagnostic[] = [];
-  const cap = loadCapability(input.capability.value, locator(input.capability));
+  const cap = loadCapability(input.capability.value, locator(input.capability), input.capabilityOptions);
   diagnostics.push(...cap.diagnostics);
   if (!cap.capability || !cap.symbols) return { ok: false, diagnostics };
   const capability = cap.capability;
@@ -60,6 +61,10 @@ export function loadPack(input: PackInput): PackResult {
     const found = validateRuleDocument(source);
     diagnostics.push(...found);
     const doc = source.value as unknown as RuleDocument;
+    // [OAR-CONF-2] `oar` is checked before any other processing: a document whose version is
+    // rejected is not read further, so its `id` takes no part in identity ([OAR-DOC-9]).
+    const versionRejected = found.some((d) => d.severity === 'error' && d.token === 'oar');
+    if (versionRejected) continue;
     if (typeof doc.id === 'string' && (doc.namespace === undefined || typeof doc.namespace === 'string')) {
       // [OAR-DOC-9] two rules with one qualified identifier.
       const qid = qualifiedId(doc.id, doc.namespace);
@@ -90,8 +95,10 @@ export function loadPack(input: PackInput): PackResult {
     diagnostics.push(...found);
     if (!hasErrors(found)) configs.push({ doc: source.value as ConfigDocument, locate: locator(source) });
   }
-  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
-  const applied = applyConfigs(configs, set.rules);
+  // Configurations are checked even when a rule failed, so their errors are reported in the same
+  // pass (DESIGN "Errors"); `seen` keeps a rule that failed its own checks from also being
+  // reported as not loaded ([OAR-CFG-4]).
+  const applied = applyConfigs(configs, set.rules, new Set(seen.keys()));
   diagnostics.push(...applied.diagnostics);
   if (hasErrors(diagnostics)) return { ok: false, diagnostics };
   return {

@@ -1,0 +1,308 @@
+/**
+ * Clause coverage (section 10.3): every normative MUST / MUST NOT clause of the specification is
+ * cited by the `covers` of at least one fixture, or listed in `conformance/exempt.json` with the
+ * unit test that verifies it instead.
+ *
+ *   node dist/conformance/coverage.js [spec.md] [--fixtures <dir>] [--exempt <file>]
+ *
+ * Defaults: the spec at `../shared/spec/open-agent-rules-1.0.md` relative to the repository,
+ * `conformance/fixtures`, `conformance/exempt.json`. Exit status 1 when any problem is found, 2 for
+ * a usage error, 0 otherwise.
+ *
+ * How a clause is read from the text (the rule, stated once):
+ * - A clause is *defined* by a list item that opens with its bold identifier — a line of the form
+ *   `- **[OAR-AREA-n]** text…`; its text runs to the next blank line, list item, heading or rule.
+ *   Every other `[OAR-…]` in the spec is a reference, not a definition.
+ * - A clause is *retired* when its text opens with `(Retired)` (the spec writes `*(Retired)*`).
+ *   Retired clauses bind nothing; they need no coverage, and a fixture or exemption citing one is
+ *   a problem — it claims to test what no longer exists.
+ * - A clause is *normative* when its text, with inline code spans removed, contains the capitalised
+ *   keyword `MUST` (which `MUST NOT` includes) — BCP 14 keywords count only in capitals (the spec's
+ *   "Conformance language"). A clause carrying only SHOULD or MAY, or none, needs no coverage.
+ *   Section 10.3 narrows coverage to clauses "describing engine behavior or document syntax"; that
+ *   is a judgement no text rule makes reliably, so every MUST clause is held to it, and one that a
+ *   fixture cannot reach is listed in exempt.json with the test that verifies it and why.
+ *
+ * Problems reported: a normative clause neither covered nor exempt; a fixture whose `id` is not its
+ * file name stem, that cannot be read, or whose `covers` names an unknown or retired clause; an
+ * exemption naming an unknown or retired clause, lacking `test` or `why`, or whose test file does
+ * not exist or does not mention the clause id.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface Clause {
+  id: string;
+  /** 1-based line of the definition in the spec. */
+  line: number;
+  text: string;
+  retired: boolean;
+  normative: boolean;
+}
+
+const DEFINITION = /^\s*[-*+]\s+\*\*\[(OAR-[A-Z]+-[0-9]+)\]\*\*\s?(.*)$/;
+const BREAK = /^\s*($|[-*+]\s|#|---|\|)/;
+const RETIRED = /^\*?\(retired\)/i;
+const MUST = /\bMUST\b/;
+
+/** `OAR-CONF-2` inside a text, but not as the start of `OAR-CONF-22`. */
+export function mentions(text: string, id: string): boolean {
+  return new RegExp(`(?<![A-Za-z0-9-])${id.replace(/[-]/g, '\\-')}(?![0-9])`).test(text);
+}
+
+/** Every clause the spec defines, in order of definition. */
+export function extractClauses(spec: string): Clause[] {
+  const lines = spec.split(/\r\n|\n|\r/);
+  const out: Clause[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = DEFINITION.exec(lines[i]!);
+    if (!m) continue;
+    const parts = [m[2]!];
+    for (let j = i + 1; j < lines.length && !BREAK.test(lines[j]!); j++) parts.push(lines[j]!.trim());
+    const text = parts.join(' ').trim();
+    const retired = RETIRED.test(text);
+    out.push({ id: m[1]!, line: i + 1, text, retired, normative: !retired && MUST.test(text.replace(/`[^`]*`/g, '')) });
+  }
+  return out;
+}
+
+export interface ExemptEntry {
+  test: string;
+  why: string;
+}
+
+export interface CoverageInput {
+  specText: string;
+  /** Fixture files: path (for messages and the stem check) and text. */
+  fixtures: readonly { file: string; text: string }[];
+  /** The exemption list's text, or undefined when there is none. */
+  exemptText?: string;
+  /** Resolves an exemption's `test` path; undefined when the file does not exist. */
+  readTest: (path: string) => string | undefined;
+}
+
+export interface CoverageResult {
+  clauses: Clause[];
+  /** Normative, unretired clauses: what must be covered or exempt. */
+  required: string[];
+  /** Clause id → fixture ids citing it. */
+  coveredBy: Map<string, string[]>;
+  exempt: Map<string, ExemptEntry>;
+  /** Required clauses neither covered nor exempt. */
+  uncovered: string[];
+  /** Every other problem, one line each. */
+  problems: string[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The check itself, over texts: no file system, so tests can drive it directly. */
+export function checkCoverage(input: CoverageInput): CoverageResult {
+  const clauses = extractClauses(input.specText);
+  const problems: string[] = [];
+  const byId = new Map<string, Clause>();
+  for (const c of clauses) {
+    const first = byId.get(c.id);
+    if (first) problems.push(`spec: ${c.id} is defined twice (lines ${first.line} and ${c.line})`);
+    else byId.set(c.id, c);
+  }
+  const citable = (id: string, where: string): boolean => {
+    const c = byId.get(id);
+    if (c === undefined) problems.push(`${where} names ${id}, which the specification does not define`);
+    else if (c.retired) problems.push(`${where} names ${id}, which is retired`);
+    return c !== undefined && !c.retired;
+  };
+
+  const coveredBy = new Map<string, string[]>();
+  for (const { file, text } of input.fixtures) {
+    let fx: unknown;
+    try {
+      fx = JSON.parse(text);
+    } catch (e) {
+      problems.push(`${file}: not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+      continue;
+    }
+    if (!isObject(fx)) {
+      problems.push(`${file}: a fixture is a JSON object`);
+      continue;
+    }
+    const stem = basename(file, extname(file));
+    if (fx.id !== stem) problems.push(`${file}: fixture id ${JSON.stringify(fx.id)} is not its file name stem \`${stem}\` [OAR-CONF-17]`);
+    const id = typeof fx.id === 'string' ? fx.id : stem;
+    if (!Array.isArray(fx.covers) || fx.covers.length === 0) {
+      problems.push(`${file}: covers must be a non-empty list of clause identifiers [OAR-CONF-17]`);
+      continue;
+    }
+    for (const c of fx.covers) {
+      if (typeof c !== 'string') {
+        problems.push(`${file}: covers holds ${JSON.stringify(c)}, not a clause identifier [OAR-CONF-17]`);
+        continue;
+      }
+      if (!citable(c, `${file}: covers`)) continue;
+      const list = coveredBy.get(c) ?? [];
+      if (!list.includes(id)) list.push(id);
+      coveredBy.set(c, list);
+    }
+  }
+
+  const exempt = new Map<string, ExemptEntry>();
+  if (input.exemptText !== undefined) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(input.exemptText);
+    } catch (e) {
+      problems.push(`exempt.json: not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (doc !== undefined && !isObject(doc)) problems.push('exempt.json: must be an object of clause id -> { test, why }');
+    for (const [id, entry] of Object.entries(isObject(doc) ? doc : {})) {
+      if (!citable(id, 'exempt.json: the exemption list')) continue;
+      if (!isObject(entry) || typeof entry.test !== 'string' || entry.test === '' || typeof entry.why !== 'string' || entry.why.trim() === '') {
+        problems.push(`exempt.json: ${id} must be { "test": "<test file>", "why": "<reason>" } with both non-empty`);
+        continue;
+      }
+      const extra = Object.keys(entry).filter((k) => k !== 'test' && k !== 'why');
+      if (extra.length > 0) problems.push(`exempt.json: ${id} carries unknown member ${extra.join(', ')}`);
+      const testText = input.readTest(entry.test);
+      if (testText === undefined) {
+        problems.push(`exempt.json: ${id} names test ${entry.test}, which does not exist`);
+        continue;
+      }
+      if (!mentions(testText, id)) {
+        problems.push(`exempt.json: ${id} names test ${entry.test}, which never mentions ${id}`);
+        continue;
+      }
+      exempt.set(id, { test: entry.test, why: entry.why });
+    }
+  }
+
+  const required = clauses.filter((c) => c.normative && byId.get(c.id) === c).map((c) => c.id);
+  const uncovered = required.filter((id) => !coveredBy.has(id) && !exempt.has(id));
+  return { clauses, required, coveredBy, exempt, uncovered, problems };
+}
+
+/** The human report; the last line is the verdict. */
+export function renderCoverage(r: CoverageResult): string {
+  const lines: string[] = [];
+  const byId = new Map(r.clauses.map((c) => [c.id, c]));
+  const covered = r.required.filter((id) => r.coveredBy.has(id)).length;
+  const exemptOnly = r.required.filter((id) => !r.coveredBy.has(id) && r.exempt.has(id)).length;
+  if (r.uncovered.length > 0) {
+    lines.push(`normative clauses neither cited by a fixture's covers nor listed in conformance/exempt.json (${r.uncovered.length}):`);
+    for (const id of r.uncovered) {
+      const c = byId.get(id)!;
+      const text = c.text.length > 100 ? `${c.text.slice(0, 97)}...` : c.text;
+      lines.push(`  ${id} (spec line ${c.line}): ${text}`);
+    }
+  }
+  if (r.problems.length > 0) {
+    lines.push(`problems (${r.problems.length}):`);
+    for (const p of r.problems) lines.push(`  ${p}`);
+  }
+  lines.push(
+    `${r.clauses.length} clauses defined (${r.clauses.filter((c) => c.retired).length} retired); ${r.required.length} normative MUST clauses: ` +
+      `${covered} covered by fixtures, ${exemptOnly} exempt, ${r.uncovered.length} uncovered`,
+  );
+  lines.push(r.uncovered.length === 0 && r.problems.length === 0 ? 'coverage: ok' : 'coverage: FAILED');
+  return `${lines.join('\n')}\n`;
+}
+
+/** The repository: the nearest directory above this module holding package.json. */
+export function repoRoot(from = dirname(fileURLToPath(import.meta.url))): string {
+  let dir = from;
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return from;
+    dir = up;
+  }
+}
+
+function fixtureFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (extname(e.name).toLowerCase() === '.json') out.push(full);
+    }
+  };
+  if (existsSync(dir) && statSync(dir).isDirectory()) walk(dir);
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export interface CoveragePaths {
+  spec: string;
+  fixtures: string;
+  exempt: string;
+  /** Exemption `test` paths are relative to this directory. */
+  root: string;
+}
+
+export function defaultPaths(root = repoRoot()): CoveragePaths {
+  return {
+    spec: resolve(root, '../shared/spec/open-agent-rules-1.0.md'),
+    fixtures: join(root, 'conformance', 'fixtures'),
+    exempt: join(root, 'conformance', 'exempt.json'),
+    root,
+  };
+}
+
+/** Read the files the check needs and run it. */
+export function checkCoverageFiles(paths: CoveragePaths): CoverageResult {
+  const rel = (f: string) => relative(paths.root, f) || f;
+  return checkCoverage({
+    specText: readFileSync(paths.spec, 'utf8'),
+    fixtures: fixtureFiles(paths.fixtures).map((f) => ({ file: rel(f), text: readFileSync(f, 'utf8') })),
+    ...(existsSync(paths.exempt) ? { exemptText: readFileSync(paths.exempt, 'utf8') } : {}),
+    readTest: (p) => {
+      const f = resolve(paths.root, p);
+      try {
+        return statSync(f).isFile() ? readFileSync(f, 'utf8') : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  });
+}
+
+const USAGE = 'usage: node dist/conformance/coverage.js [spec.md] [--fixtures <dir>] [--exempt <file>]';
+
+export function main(argv: readonly string[], out: (s: string) => void = (s) => void process.stdout.write(s)): number {
+  const paths = defaultPaths();
+  const args = [...argv];
+  let specGiven = false;
+  while (args.length > 0) {
+    const a = args.shift()!;
+    if (a === '--fixtures' || a === '--exempt') {
+      const v = args.shift();
+      if (v === undefined) {
+        out(`${USAGE}\n`);
+        return 2;
+      }
+      paths[a === '--fixtures' ? 'fixtures' : 'exempt'] = resolve(v);
+    } else if (a === '--help' || a === '-h') {
+      out(`${USAGE}\n`);
+      return 0;
+    } else if (!a.startsWith('-') && !specGiven) {
+      paths.spec = resolve(a);
+      specGiven = true;
+    } else {
+      out(`${USAGE}\n`);
+      return 2;
+    }
+  }
+  let result: CoverageResult;
+  try {
+    result = checkCoverageFiles(paths);
+  } catch (e) {
+    out(`coverage: cannot run: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  out(renderCoverage(result));
+  return result.uncovered.length === 0 && result.problems.length === 0 ? 0 : 1;
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}

@@ -1,0 +1,114 @@
+/**
+ * The conformance report: the object (result.ts), a human table, and the CLI entry point
+ *
+ *   oarc conformance <files or directories…> [--json]
+ *
+ * The table lists every case with its verdict; a failed case shows each differing member, a
+ * skipped one what could not be adopted, an errored one why it could not be run. Its last line is
+ * exactly `N passed, N failed, N skipped`, where failed counts the errored cases too (a case that
+ * could not be run is not a pass, [OAR-CONF-38]). With `--json` the report itself is printed, after
+ * it has been checked against `schema/conformance-report.schema.json`.
+ *
+ * Exit status: 0 only when no case failed or errored (skips are reported, not failures:
+ * [OAR-CONF-24]); 1 when one did, when no fixture was found at all — a run that asked nothing is
+ * not a pass — or when the report itself does not validate; 2 for a usage error.
+ */
+import { runFixtures } from './runner.js';
+import { reportJson, reportProblems, type CaseResult, type ConformanceReport } from './result.js';
+
+export { buildReport, reportJson, reportProblems, toJson, ENGINE_NAME } from './result.js';
+export type { AdoptableCapabilities, CaseResult, ConformanceReport, DiffEntry, Verdict } from './result.js';
+
+const USAGE = 'usage: oarc conformance <fixture files or directories…> [--json]';
+
+/** `N passed, N failed, N skipped` — errored cases are counted as failed. */
+export function summaryLine(report: ConformanceReport): string {
+  const c = report.counts;
+  return `${c.passed} passed, ${c.failed + c.errored} failed, ${c.skipped} skipped`;
+}
+
+/** The human-readable report. Ends with `summaryLine` (no trailing text after it but a newline). */
+export function renderTable(report: ConformanceReport): string {
+  const lines: string[] = [];
+  const cap = report.capabilities;
+  lines.push(`${report.engine.name} ${report.engine.version} — Open Agent Rules ${report.spec} conformance`);
+  lines.push(
+    `adoptable capabilities: profiles ${cap.profiles.join(', ') || 'none'}; detectors ${cap.detectors.join(', ') || 'none'}; ` +
+      `host anchors ${yes(cap.host_anchors)}; host facts ${yes(cap.host_facts)}; transforms ${yes(cap.supports_transform)}; ` +
+      `activity window up to ${cap.activity_window_max}; expression nodes up to ${cap.expression_nodes_max}`,
+  );
+  lines.push('');
+  const idWidth = Math.min(48, Math.max(2, ...report.cases.map((c) => c.id.length)));
+  lines.push(`${'VERDICT'.padEnd(8)} ${'ID'.padEnd(idWidth)} FILE`);
+  for (const c of report.cases) {
+    lines.push(`${c.verdict.padEnd(8)} ${c.id.padEnd(idWidth)} ${c.file}`);
+    lines.push(...detail(c).map((l) => `${' '.repeat(9)}${l}`));
+  }
+  lines.push('');
+  const c = report.counts;
+  lines.push(`${report.total} fixture${report.total === 1 ? '' : 's'}: ${c.passed} passed, ${c.failed} failed, ${c.errored} errored (could not be run), ${c.skipped} skipped (not adoptable)`);
+  lines.push(summaryLine(report));
+  return `${lines.join('\n')}\n`;
+}
+
+function detail(c: CaseResult): string[] {
+  switch (c.verdict) {
+    case 'passed':
+      return c.reason ? c.reason.split('\n').map((l) => `note: ${l}`) : [];
+    case 'skipped':
+      return [`not adoptable: ${c.skipped_capability ?? '?'}`, ...(c.reason ? [c.reason] : [])];
+    case 'errored':
+      return (c.reason ?? 'could not be run').split('\n');
+    case 'failed':
+      return (c.reason ?? '').split('\n').filter((l) => l !== '').map((l) => `- ${l}`);
+  }
+}
+
+const yes = (b: boolean) => (b ? 'yes' : 'no');
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const STDIO: Output = {
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+};
+
+/**
+ * The `oarc conformance` command. `argv` is what follows the subcommand: paths and `--json`.
+ * Returns the exit status; never calls `process.exit`.
+ */
+export function main(argv: readonly string[], io: Output = STDIO): number {
+  let json = false;
+  const paths: string[] = [];
+  let options = true;
+  for (const a of argv) {
+    if (options && a === '--') options = false;
+    else if (options && a === '--json') json = true;
+    else if (options && (a === '--help' || a === '-h')) {
+      io.out(`${USAGE}\n`);
+      return 0;
+    } else if (options && a.startsWith('-') && a !== '-') {
+      io.err(`oarc conformance: unknown option ${a}\n${USAGE}\n`);
+      return 2;
+    } else paths.push(a);
+  }
+  if (paths.length === 0) {
+    io.err(`oarc conformance: no fixture files or directories given\n${USAGE}\n`);
+    return 2;
+  }
+  const report = runFixtures(paths);
+  const problems = reportProblems(report);
+  io.out(json ? `${reportJson(report)}\n` : renderTable(report));
+  if (problems.length > 0) {
+    io.err(`oarc conformance: internal error: the report does not validate against the report schema:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
+    return 1;
+  }
+  if (report.total === 0) {
+    io.err(`oarc conformance: no fixtures found under ${paths.join(', ')}\n`);
+    return 1;
+  }
+  return report.counts.failed + report.counts.errored === 0 ? 0 : 1;
+}

@@ -1,0 +1,521 @@
+/**
+ * The conformance runner (section 10.2): every fixture given is one case, with one verdict.
+ *
+ *   const report = runFixtures(['conformance/fixtures']);
+ *
+ * Per fixture:
+ *   1. parse it as JSON, integers beyond 2^53 kept exact;
+ *   2. check its shape — the fixture schema and the checks across members (`validateFixtureDocument`),
+ *      then the runner's own checks below. A malformed fixture is `errored`, never run and never
+ *      passed: an unknown `expected` key ([OAR-CONF-22]), both occurrence spellings or neither
+ *      ([OAR-CONF-18]), no `input.capability` ([OAR-CONF-19]), `expected.content` without content
+ *      ([OAR-CONF-34]), a counter supplied as a fact ([OAR-CONF-32]), an `id` that is not the file
+ *      name stem ([OAR-CONF-17]);
+ *   3. decide whether the fixture's capability document can be adopted, from `ADOPTABLE` alone. A
+ *      fixture that cannot be adopted is `skipped`, naming what could not be adopted
+ *      ([OAR-CONF-20], [OAR-CONF-24]) — except a baseline fixture, which is always run
+ *      ([OAR-CONF-35]);
+ *   4. load the rules through the real loader against the fixture's capability document and
+ *      configuration ([OAR-CONF-20], [OAR-CONF-38]). `expected.error` asserts that loading fails
+ *      with a diagnostic naming the token ([OAR-CONF-21], [OAR-CONF-30]); otherwise loading must
+ *      succeed;
+ *   5. compile, and run the occurrence — or the `occurrences`, in order, as one session against
+ *      one counter store ([OAR-CONF-31]) — through the real engine, with the reserved detectors
+ *      ([OAR-CONF-25]) and the production tool-call adapter ([OAR-CONF-40]);
+ *   6. compare the members `expected` carries (compare.ts).
+ *
+ * Nothing a fixture contains can make the runner throw: any internal failure is the case's
+ * `errored` verdict, with the reason.
+ */
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, extname, join, resolve } from 'node:path';
+import { compileToBundle, formatDiagnostic, loadPack, parseSource, type Backend, type Diagnostic, type LoadedPack, type SourceDoc } from '../compiler/index.js';
+import { isBaselineCapability, loadCapability, localToCore, type Capability } from '../compiler/load/capability.js';
+import { validateFixtureDocument } from '../compiler/load/schema.js';
+import { MAX_MAX_NODES } from '../compiler/expr/parser.js';
+import { CORE_ANCHORS, STANDARD_PROFILE_NAMES } from '../compiler/load/vocabulary.js';
+import {
+  createEngine,
+  MemoryCounterStore,
+  RESERVED_DETECTORS,
+  type CounterValues,
+  type Decision,
+  type Detector,
+  type Occurrence,
+} from '../runtime/index.js';
+import { compareExpected, show, splitCounterKey, type CounterRule, type Mismatch } from './compare.js';
+import { buildReport, type AdoptableCapabilities, type CaseResult, type ConformanceReport, type DiffEntry } from './result.js';
+
+// ---------------------------------------------------------------------------------------------
+// What the runner can adopt
+
+/**
+ * Everything the runner can adopt from a fixture's capability document. This one constant decides
+ * skips (`adoptionGaps`) and is what the report publishes (`capabilities`), so the published set
+ * cannot drift from the behaviour — narrowing it is a code change with tests behind it.
+ *
+ * - profiles: all standard profiles. A fixture supplies every observation in its `facts`, so the
+ *   runner can stand behind any profile; the detector-backed ones still need a detector the
+ *   capability registers ([OAR-OPS-22]), which `detectors` governs.
+ * - core anchors: all eight, under any host-local spelling the fixture maps them to.
+ * - host anchors and host facts: yes — declared in the fixture, valued by the fixture.
+ * - detectors: exactly the implementations the runtime ships — the three the corpus reserves
+ *   ([OAR-CONF-25]). A fixture registering any other detector needs a model or a service we do
+ *   not have.
+ * - transforms: implemented ([OAR-OPS-13] to [OAR-OPS-23]).
+ * - activity window: any size — the engine keeps whatever window the capability declares.
+ * - expression_nodes_max: the parser's own ceiling; a fixture declaring more asks for conditions
+ *   this engine would refuse.
+ */
+export const ADOPTABLE: AdoptableCapabilities = Object.freeze({
+  profiles: Object.freeze([...STANDARD_PROFILE_NAMES]),
+  core_anchors: Object.freeze([...CORE_ANCHORS]),
+  host_anchors: true,
+  host_facts: true,
+  detectors: Object.freeze(Object.keys(RESERVED_DETECTORS)),
+  supports_transform: true,
+  activity_window_max: Number.MAX_SAFE_INTEGER,
+  expression_nodes_max: MAX_MAX_NODES,
+});
+
+/** One declared capability the runner cannot adopt: `detector:detector://acme-pii`, with why. */
+export interface AdoptionGap {
+  capability: string;
+  why: string;
+}
+
+/** What in a (valid) capability document lies outside `ADOPTABLE`; empty when it can be adopted. */
+export function adoptionGaps(c: Capability, adoptable: AdoptableCapabilities = ADOPTABLE): AdoptionGap[] {
+  const gaps: AdoptionGap[] = [];
+  for (const p of c.profiles) {
+    if (!adoptable.profiles.includes(p)) gaps.push({ capability: `profile:${p}`, why: `profile \`${p}\` cannot be provided` });
+  }
+  for (const a of c.coreAnchors.keys()) {
+    if (!adoptable.core_anchors.includes(a)) gaps.push({ capability: `anchor:${a}`, why: `core anchor \`${a}\` cannot be bound` });
+  }
+  if (c.hostAnchors.size > 0 && !adoptable.host_anchors) gaps.push({ capability: 'host_anchors', why: 'a host-native anchor catalogue cannot be adopted' });
+  if (c.hostFacts.length > 0 && !adoptable.host_facts) gaps.push({ capability: 'host_facts', why: 'host-tier facts cannot be adopted' });
+  for (const d of c.detectors) {
+    if (!adoptable.detectors.includes(d)) {
+      gaps.push({ capability: `detector:${d}`, why: `detector \`${d}\` is not implemented (this runner resolves ${adoptable.detectors.join(', ')})` });
+    }
+  }
+  if (c.supportsTransform && !adoptable.supports_transform) gaps.push({ capability: 'supports_transform', why: 'content mutation is not implemented' });
+  if (c.activityWindow > adoptable.activity_window_max) {
+    gaps.push({ capability: `activity_window:${c.activityWindow}`, why: `an activity window of ${c.activityWindow} exceeds the ${adoptable.activity_window_max} this runner keeps` });
+  }
+  if (c.expressionNodesMax > adoptable.expression_nodes_max) {
+    gaps.push({
+      capability: `expression_nodes_max:${c.expressionNodesMax}`,
+      why: `a condition limit of ${c.expressionNodesMax} nodes exceeds this engine's ceiling of ${adoptable.expression_nodes_max}`,
+    });
+  }
+  return gaps;
+}
+
+/** The reserved detectors, taken from `ADOPTABLE` so the engine resolves exactly what is published. */
+function fixtureDetectors(): Record<string, Detector> {
+  const out: Record<string, Detector> = {};
+  for (const ref of ADOPTABLE.detectors) {
+    const d = RESERVED_DETECTORS[ref];
+    if (d !== undefined) out[ref] = d;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixture shape (after schema validation)
+
+type Obj = Record<string, unknown>;
+
+interface OccurrenceSpec {
+  anchor: string;
+  facts?: Obj;
+  detector_facts?: Obj;
+  recent_activity?: string[];
+  content?: string;
+  tool_call?: { name: string; arguments: Obj };
+  expected?: Obj;
+}
+
+interface FixtureInput extends Partial<OccurrenceSpec> {
+  capability: Obj;
+  session_id?: string;
+  config?: Obj | Obj[];
+  occurrences?: OccurrenceSpec[];
+}
+
+interface Fixture {
+  id: string;
+  title?: string;
+  covers: string[];
+  rules: unknown[];
+  input: FixtureInput;
+  expected: Obj;
+}
+
+/** A fixture the schema accepts but that cannot be run as written. */
+class MalformedFixture extends Error {
+  constructor(
+    readonly clause: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
+// ---------------------------------------------------------------------------------------------
+// Running
+
+export interface RunOptions {
+  /** Run conditions compiled (default) or through the tree-walking interpreter. */
+  backend?: Backend;
+}
+
+/** Run every fixture under `paths` (files, or directories searched for `*.json`) and report. */
+export function runFixtures(paths: readonly string[], opts: RunOptions = {}): ConformanceReport {
+  const cases = collectFixtureFiles(paths).map((e): CaseResult =>
+    'reason' in e ? { id: stemOf(e.path), file: e.path, verdict: 'errored', reason: e.reason } : runFixture(e.file, opts),
+  );
+  disambiguateIds(cases);
+  return buildReport(cases, ADOPTABLE);
+}
+
+/** Run one fixture file. Never throws. */
+export function runFixture(file: string, opts: RunOptions = {}): CaseResult {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(file));
+  } catch (e) {
+    return { id: stemOf(file), file, verdict: 'errored', reason: `cannot read the fixture: ${message(e)}` };
+  }
+  return runFixtureText(text, file, opts);
+}
+
+/** Run one fixture from its text; `file` is its path, whose stem the `id` must equal. Never throws. */
+export function runFixtureText(text: string, file: string, opts: RunOptions = {}): CaseResult {
+  let id = stemOf(file);
+  try {
+    const parsed = parseSource(text, file, { bigInts: true, expandSequences: false, format: 'json' });
+    const parseErrors = parsed.diagnostics.filter((d) => d.severity === 'error');
+    const doc = parsed.docs[0];
+    if (parseErrors.length > 0 || doc === undefined) {
+      return errored(id, file, `the fixture is not valid JSON: ${describeDiagnostics(parseErrors)}`);
+    }
+    if (isObject(doc.value) && typeof doc.value.id === 'string' && doc.value.id !== '') id = doc.value.id;
+    const shape = validateFixtureDocument(doc.value, doc.locate).filter((d) => d.severity === 'error');
+    if (shape.length > 0) return errored(id, file, `malformed fixture: ${describeDiagnostics(shape)}`);
+    return run(doc, doc.value as Fixture, id, file, opts);
+  } catch (e) {
+    if (e instanceof MalformedFixture) return errored(id, file, `malformed fixture: ${e.message} [${e.clause}]`);
+    return errored(id, file, `internal error while running the fixture: ${message(e)}`);
+  }
+}
+
+function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOptions): CaseResult {
+  // The schema check makes this comparison for `.json` files; a file given under another name too.
+  if (fx.id !== stemOf(file)) throw new MalformedFixture('OAR-CONF-17', `fixture id \`${fx.id}\` must equal its file name stem \`${stemOf(file)}\``);
+  checkExpectedError(fx);
+  const sub = (path: (string | number)[], index = 0, inCollection = false): SourceDoc => ({
+    value: valueAt(doc.value, path),
+    file: doc.file,
+    index,
+    inCollection,
+    locate: (p) => doc.locate([...path, ...p]),
+  });
+
+  // [OAR-CONF-20], [OAR-CONF-35]: adopt the fixture's capability, or skip it — never a baseline one.
+  const capDoc = sub(['input', 'capability']);
+  // Read with no ceiling: a limit above ours is an adoption gap to report, not a load error.
+  const cap = loadCapability(capDoc.value, capDoc.locate, { engineMaxNodes: Number.POSITIVE_INFINITY }).capability;
+  const baseline = cap !== undefined && isBaselineCapability(cap);
+  const gaps = cap === undefined ? [] : adoptionGaps(cap);
+  const base: CaseResult = { id, file, verdict: 'passed', ...(cap !== undefined ? { baseline } : {}) };
+  if (gaps.length > 0 && !baseline) {
+    return {
+      ...base,
+      verdict: 'skipped',
+      skipped_capability: gaps.map((g) => g.capability).join(', '),
+      reason: `the fixture's capability document cannot be adopted: ${gaps.map((g) => g.why).join('; ')} [OAR-CONF-20]`,
+    };
+  }
+  const notes: string[] = [];
+  if (gaps.length > 0) {
+    notes.push(`baseline fixture run although ${gaps.map((g) => g.capability).join(', ')} cannot be adopted: a baseline fixture is never skipped [OAR-CONF-35]`);
+  }
+
+  // [OAR-CONF-38] the real loader, against the fixture's capability and configuration.
+  const configs = fx.input.config === undefined ? [] : Array.isArray(fx.input.config) ? fx.input.config.map((_, i) => sub(['input', 'config', i], i, true)) : [sub(['input', 'config'])];
+  const loaded = loadPack({
+    capability: capDoc,
+    rules: fx.rules.map((_, i) => sub(['rules', i], i, true)),
+    configs,
+    // A baseline fixture run despite a gap in its node limit is loaded as far as this engine can:
+    // conditions are still held to the parser's own ceiling.
+    ...(gaps.length > 0 ? { capabilityOptions: { engineMaxNodes: Number.POSITIVE_INFINITY } } : {}),
+  });
+  const loadErrors = loaded.ok ? [] : loaded.diagnostics.filter((d) => d.severity === 'error');
+
+  if (hasOwn(fx.expected, 'error')) {
+    const token = fx.expected.error as string;
+    if (loaded.ok) {
+      return failed(base, notes, [{ key: 'error', entry: { expected: token, actual: null }, note: `error: expected a load-time rejection naming ${show(token)}, but the rules loaded` }]);
+    }
+    if (loadErrors.some((d) => names(d, token))) return finish(base, notes);
+    return failed(base, notes, [
+      {
+        key: 'error',
+        entry: { expected: token, actual: loadErrors.map(formatDiagnostic) },
+        note: `error: no diagnostic names ${show(token)}; the loader reported: ${loadErrors.map(formatDiagnostic).join(' | ')}`,
+      },
+    ]);
+  }
+  if (!loaded.ok) {
+    return failed(base, notes, [
+      {
+        key: 'error',
+        entry: { expected: null, actual: loadErrors.map(formatDiagnostic) },
+        note: `error: the fixture expects the rules to load, but the loader rejected them: ${loadErrors.map(formatDiagnostic).join(' | ')}`,
+      },
+    ]);
+  }
+
+  const pack = loaded.pack;
+  const counterRules = counterRulesOf(pack);
+  const occurrences = fx.input.occurrences ?? [fx.input as OccurrenceSpec];
+  occurrences.forEach((o, i) => checkAnchor(pack.capability, o.anchor, fx.input.occurrences ? `input.occurrences[${i}].anchor` : 'input.anchor'));
+  checkCounterKeys(fx.expected, 'expected', counterRules);
+  occurrences.forEach((o, i) => o.expected && checkCounterKeys(o.expected, `input.occurrences[${i}].expected`, counterRules));
+
+  // [OAR-CONF-31] one engine, one session, one counter store; side-effects land before the next.
+  const engine = createEngine(compileToBundle(pack, opts.backend), { counters: new MemoryCounterStore(), detectors: fixtureDetectors() });
+  const mismatches: Mismatch[] = [];
+  const runCounters: Record<string, CounterValues> = {};
+  let last: Decision | undefined;
+  occurrences.forEach((o, i) => {
+    let decision: Decision;
+    try {
+      decision = engine.decide(occurrence(o, fx.input.session_id));
+    } catch (e) {
+      throw new Error(`the engine threw at ${fx.input.occurrences ? `occurrence ${i}` : 'the occurrence'}: ${message(e)}`);
+    }
+    for (const [name, v] of Object.entries(decision.counters)) runCounters[name] = { ...v };
+    if (fx.input.occurrences && o.expected) {
+      mismatches.push(...compareExpected(o.expected, { decision, counters: decision.counters }, counterRules, `occurrences[${i}].`));
+    }
+    last = decision;
+  });
+  if (last === undefined) throw new Error('no occurrence was evaluated');
+  // The fixture-level expectation describes the final occurrence, and counters the whole run.
+  mismatches.push(...compareExpected(fx.expected, { decision: last, counters: runCounters }, counterRules));
+  return mismatches.length === 0 ? finish(base, notes) : failed(base, notes, mismatches);
+}
+
+/** The host occurrence a fixture describes: exactly what it states, nothing from the process. */
+function occurrence(o: OccurrenceSpec, session: string | undefined): Occurrence {
+  const occ: Occurrence = { anchor: o.anchor };
+  if (session !== undefined) occ.session = session;
+  if (o.facts !== undefined) occ.facts = o.facts;
+  // [OAR-CONF-25] detector facts reach the environment only through detector://fixture.
+  if (o.detector_facts !== undefined) occ.detectorFacts = o.detector_facts;
+  // [OAR-CONF-40] an explicit window replaces the maintained one for this occurrence only.
+  if (o.recent_activity !== undefined) occ.recentActivity = o.recent_activity;
+  if (o.content !== undefined) occ.content = o.content;
+  // [OAR-CONF-40] the engine's own tool adapter derives tool, tool_args and the fingerprint.
+  if (o.tool_call !== undefined) occ.toolCall = { name: o.tool_call.name, arguments: o.tool_call.arguments };
+  return occ;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The runner's own checks of a fixture's meaning
+
+/**
+ * `expected.error` asserts that the rules do not load ([OAR-CONF-21]); nothing is then evaluated,
+ * so any other assertion beside it would be silently ignored. Refuse rather than pass it.
+ */
+function checkExpectedError(fx: Fixture): void {
+  const inOccurrence = (fx.input.occurrences ?? []).findIndex((o) => o.expected !== undefined && hasOwn(o.expected, 'error'));
+  if (inOccurrence >= 0) {
+    throw new MalformedFixture('OAR-CONF-31', `input.occurrences[${inOccurrence}].expected.error: the rules load once, before any occurrence, so a load-time rejection is asserted in the fixture-level expected`);
+  }
+  if (!hasOwn(fx.expected, 'error')) return;
+  const others = Object.keys(fx.expected).filter((k) => k !== 'error');
+  if (others.length > 0) {
+    throw new MalformedFixture('OAR-CONF-21', `expected.error asserts a load-time rejection, so nothing is evaluated and expected.${others[0]} could never be compared`);
+  }
+  const withExpected = (fx.input.occurrences ?? []).findIndex((o) => o.expected !== undefined);
+  if (withExpected >= 0) {
+    throw new MalformedFixture('OAR-CONF-21', `expected.error asserts a load-time rejection, so input.occurrences[${withExpected}].expected could never be compared`);
+  }
+}
+
+/** [OAR-CONF-29] an occurrence names a host-local anchor of the fixture's capability. */
+function checkAnchor(cap: Capability, anchor: string, where: string): void {
+  if (localToCore(cap, anchor) !== undefined) return;
+  const local = [...cap.coreAnchors.values(), ...cap.hostAnchors];
+  const core = cap.coreAnchors.has(anchor) ? ` — \`${anchor}\` is a core identifier; its host-local spelling is \`${cap.coreAnchors.get(anchor)}\`` : '';
+  throw new MalformedFixture('OAR-CONF-29', `${where} \`${anchor}\` is not a host-local anchor of the fixture's capability${core} (declared: ${local.join(', ') || 'none'})`);
+}
+
+/**
+ * [OAR-CONF-33] a counter key names a loaded rule, with `#<scope>` exactly when that rule has a
+ * `counter_scope`. A key that can never match would make an asserted zero pass vacuously.
+ */
+function checkCounterKeys(expected: Obj, where: string, rules: ReadonlyMap<string, CounterRule>): void {
+  if (!isObject(expected.counters)) return;
+  for (const key of Object.keys(expected.counters)) {
+    const { qid, scope } = splitCounterKey(key);
+    const rule = rules.get(qid);
+    if (rule === undefined) throw new MalformedFixture('OAR-CONF-33', `${where}.counters names \`${key}\`, but no loaded rule has the qualified identifier \`${qid}\``);
+    if (rule.scoped && scope === undefined) {
+      throw new MalformedFixture('OAR-CONF-33', `${where}.counters names \`${key}\`, but rule \`${qid}\` declares counter_scope: write \`${qid}#<scope value>\``);
+    }
+    if (!rule.scoped && scope !== undefined) {
+      throw new MalformedFixture('OAR-CONF-33', `${where}.counters names \`${key}\`, but rule \`${qid}\` declares no counter_scope: write \`${qid}\``);
+    }
+  }
+}
+
+function counterRulesOf(pack: LoadedPack): Map<string, CounterRule> {
+  const out = new Map<string, CounterRule>();
+  for (const r of pack.rules) {
+    const counter = r.onFire.some((a) => a === 'increment_counter' || a === 'reset_counter');
+    const breaker = r.onFire.some((a) => a === 'increment_breaker' || a === 'reset_breaker');
+    out.set(r.qid, { scoped: r.counterScope !== undefined, breakerOnly: breaker && !counter });
+  }
+  return out;
+}
+
+/** [OAR-CONF-21] the error "contains the given text": its message, its named token, or its clause. */
+function names(d: Diagnostic, token: string): boolean {
+  return d.message.includes(token) || (d.token?.includes(token) ?? false) || d.clause.includes(token);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+function errored(id: string, file: string, reason: string): CaseResult {
+  return { id, file, verdict: 'errored', reason };
+}
+
+function finish(base: CaseResult, notes: readonly string[]): CaseResult {
+  return notes.length > 0 ? { ...base, reason: notes.join('\n') } : base;
+}
+
+function failed(base: CaseResult, notes: readonly string[], mismatches: readonly Mismatch[]): CaseResult {
+  const diff: Record<string, DiffEntry> = {};
+  for (const m of mismatches) diff[m.key] = m.entry;
+  return { ...base, verdict: 'failed', diff, reason: [...notes, ...mismatches.map((m) => m.note)].join('\n') };
+}
+
+function describeDiagnostics(ds: readonly Diagnostic[]): string {
+  if (ds.length === 0) return 'no document';
+  return ds.map(formatDiagnostic).join(' | ');
+}
+
+/** Case ids are unique in a report; a second fixture claiming an id is named by its file too. */
+function disambiguateIds(cases: CaseResult[]): void {
+  const first = new Map<string, CaseResult>();
+  for (const c of cases) {
+    const seen = first.get(c.id);
+    if (seen === undefined) {
+      first.set(c.id, c);
+      continue;
+    }
+    const original = c.id;
+    c.id = `${original} (${c.file})`;
+    c.verdict = 'errored';
+    delete c.diff;
+    delete c.skipped_capability;
+    c.reason = `fixture id \`${original}\` is also the id of ${seen.file}: a fixture id names one fixture [OAR-CONF-17]`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+/** A fixture file to run, or a path given that could not be read (reported as an errored case). */
+export type FixtureEntry = { file: string } | { path: string; reason: string };
+
+/**
+ * Fixture files under `paths`, in the order given: a file is taken whatever its name; a directory
+ * is searched recursively for `*.json`, sorted by path (code-unit order) so every run lists the
+ * same way. A file reached twice is run once. A path that cannot be read is reported, not dropped.
+ */
+export function collectFixtureFiles(paths: readonly string[]): FixtureEntry[] {
+  const out: FixtureEntry[] = [];
+  const seen = new Set<string>();
+  const add = (f: string) => {
+    let key: string;
+    try {
+      key = realpathSync(f);
+    } catch {
+      key = resolve(f);
+    }
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ file: f });
+  };
+  for (const p of paths) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch (e) {
+      out.push({ path: p, reason: `cannot read \`${p}\`: ${message(e)}` });
+      continue;
+    }
+    if (!isDir) {
+      add(p);
+      continue;
+    }
+    const found: string[] = [];
+    const unreadable: FixtureEntry[] = [];
+    walk(p, found, new Set(), unreadable);
+    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).forEach(add);
+    out.push(...unreadable);
+  }
+  return out;
+}
+
+function walk(dir: string, out: string[], visited: Set<string>, unreadable: FixtureEntry[]): void {
+  try {
+    const real = realpathSync(dir);
+    if (visited.has(real)) return;
+    visited.add(real);
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      try {
+        const st = entry.isSymbolicLink() ? statSync(full) : entry;
+        if (st.isDirectory()) walk(full, out, visited, unreadable);
+        else if (st.isFile() && extname(entry.name).toLowerCase() === '.json') out.push(full);
+      } catch (e) {
+        // A dangling link is reported only where a fixture was expected.
+        if (extname(entry.name).toLowerCase() === '.json') unreadable.push({ path: full, reason: `cannot read \`${full}\`: ${message(e)}` });
+      }
+    }
+  } catch (e) {
+    unreadable.push({ path: dir, reason: `cannot read directory \`${dir}\`: ${message(e)}` });
+  }
+}
+
+function stemOf(file: string): string {
+  return basename(file, extname(file)) || file;
+}
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let node = root;
+  for (const seg of path) {
+    if (Array.isArray(node) && typeof seg === 'number') node = node[seg];
+    else if (isObject(node) && typeof seg === 'string' && hasOwn(node, seg)) node = node[seg];
+    else return undefined;
+  }
+  return node;
+}
+
+function message(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}

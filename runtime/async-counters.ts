@@ -1,0 +1,54 @@
+/**
+ * Counters behind a network ([OAR-FIRE-5], [OAR-FIRE-6]): a store shared by gateway replicas is
+ * read once before an occurrence is evaluated and written once after it is decided — never a round
+ * trip per rule. `decideAsync` plans which counters the selected rules may observe, reads them in
+ * one batch into a snapshot, evaluates synchronously against the snapshot, and commits every
+ * increment and reset in one atomic batch.
+ */
+import type { CounterKey, CounterOp, CounterStore, CounterValues } from './counters.js';
+import { counterKeyString } from './counters.js';
+
+export interface AsyncCounterStore {
+  /** The values of every key, in order, in one round trip. */
+  readMany(keys: readonly CounterKey[]): Promise<CounterValues[]>;
+  /** Apply every op in order, atomically (all or none), in one round trip; reject on failure. */
+  applyMany(ops: readonly CounterOp[]): Promise<void>;
+}
+
+const ZERO: CounterValues = Object.freeze({ fire_count: 0, breaker_count: 0 }) as CounterValues;
+
+/**
+ * The synchronous face the engine evaluates against: reads come from the batch read before
+ * evaluation; writes are collected for the batch written after it. A read of a key that was not
+ * planned is an engine bug, reported as a failure rather than answered with a guess.
+ */
+export class SnapshotStore implements CounterStore {
+  private readonly values = new Map<string, CounterValues>();
+  readonly pending: CounterOp[] = [];
+
+  constructor(keys: readonly CounterKey[], values: readonly CounterValues[]) {
+    keys.forEach((k, i) => this.values.set(counterKeyString(k), { ...(values[i] ?? ZERO) }));
+  }
+
+  read(key: CounterKey): CounterValues {
+    const v = this.values.get(counterKeyString(key));
+    if (v === undefined) throw new Error(`oarc: counter ${key.rule} was not in the snapshot read before evaluation`);
+    return v;
+  }
+
+  /** Collects the ops and applies them to the snapshot, so the decision reports the new values. */
+  apply(ops: readonly CounterOp[]): void {
+    for (const op of ops) {
+      this.pending.push(op);
+      const k = counterKeyString(op.key);
+      const v = this.values.get(k) ?? { fire_count: 0, breaker_count: 0 };
+      switch (op.action) {
+        case 'increment_counter': v.fire_count++; break;
+        case 'reset_counter': v.fire_count = 0; break;
+        case 'increment_breaker': v.breaker_count++; break;
+        case 'reset_breaker': v.breaker_count = 0; break;
+      }
+      this.values.set(k, v);
+    }
+  }
+}
