@@ -31,6 +31,10 @@ export interface PackFiles {
 
 function single(paths: readonly string[], what: string): { doc?: SourceDoc; diagnostics: Diagnostic[] } {
   const r = readSources(paths, { expandSequences: false });
+  if (r.docs.length === 0 && !r.diagnostics.some((d) => d.severity === 'error')) {
+    // An empty file is no document at all; a rejection must still carry an error ([OAR-FACT-24]).
+    return { diagnostics: [...r.diagnostics, { severity: 'error', clause: 'OAR-FACT-21', message: `${what} is required, and ${paths.join(', ')} contains none`, source: { file: paths[0] ?? '<input>', line: 1, column: 1 } }] };
+  }
   if (r.docs.length > 1) {
     return { diagnostics: [...r.diagnostics, { severity: 'error', clause: 'OAR-FACT-21', message: `${what} must be a single document`, source: r.docs[1]!.locate([]) }] };
   }
@@ -56,8 +60,15 @@ export function loadPackTexts(texts: { capability: string; rules: readonly strin
   const configs = (texts.configs ?? []).map((t, i) => parseSource(t, `<config ${i}>`, { expandSequences: false }));
   const diagnostics = [...cap.diagnostics, ...rules.flatMap((r) => r.diagnostics), ...configs.flatMap((c) => c.diagnostics)];
   const capDoc = cap.docs[0];
+  if (!capDoc && !cap.diagnostics.some((d) => d.severity === 'error')) {
+    // An empty capability text declares nothing; the engine must refuse to start, with an error
+    // saying why ([OAR-FACT-21], [OAR-FACT-24]), not a warning alone.
+    diagnostics.push({ severity: 'error', clause: 'OAR-FACT-21', message: 'a capability document is required, and `<capability>` contains none', source: { file: '<capability>', line: 1, column: 1 } });
+  }
   if (!capDoc || diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
-  return loadPack({ capability: capDoc, rules: rules.flatMap((r) => r.docs), configs: configs.flatMap((c) => c.docs) });
+  const r = loadPack({ capability: capDoc, rules: rules.flatMap((r) => r.docs), configs: configs.flatMap((c) => c.docs) });
+  // The parser's warnings belong to the result too, as they do in loadPackFiles.
+  return r.ok ? { ok: true, pack: { ...r.pack, diagnostics: [...diagnostics, ...r.pack.diagnostics] } } : { ok: false, diagnostics: [...diagnostics, ...r.diagnostics] };
 }
 
 /** Compile a loaded pack to a bundle module (ES module text importing only `oarc/runtime`). */

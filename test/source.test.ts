@@ -93,13 +93,12 @@ describe('parseSource: rule sets [OAR-DOC-31]', () => {
     expect(docs[1]!.locate(['id'])).toEqual({ file: 'set.yaml', line: 3, column: 3 });
   });
 
-  it('numbers members across a stream whose documents are sequences', () => {
+  it('[OAR-DOC-31] in a stream, a document that is a list is one member, not expanded', () => {
     const { docs } = parseSource('- id: A\n- id: B\n---\nid: C\n---\n[{id: D}]\n', 'mixed.yaml');
-    expect(docs.map((d) => [(d.value as { id: string }).id, d.index])).toEqual([
-      ['A', 0],
-      ['B', 1],
-      ['C', 2],
-      ['D', 3],
+    expect(docs.map((d) => [Array.isArray(d.value) ? 'list' : (d.value as { id: string }).id, d.index, d.inCollection])).toEqual([
+      ['list', 0, true],
+      ['C', 1, true],
+      ['list', 2, true],
     ]);
   });
 

@@ -56,6 +56,9 @@ export interface CopyCheckError {
   offset: number;
 }
 
+/** The deepest nesting of `{% if %}` conditionals accepted ([OAR-COPY-3]). */
+export const MAX_COPY_NESTING = 64;
+
 /** A construct longer than this is shortened in messages; the offset still locates it exactly. */
 const MAX_CONSTRUCT = 60;
 
@@ -214,6 +217,11 @@ class Parser {
       this.skipWs();
     }
     this.close('%}', start, `the identifier ${name}`);
+    // Checking, compiling and rendering walk the tree recursively: bound its depth so a hostile
+    // template ends in an error, never a stack overflow. No real copy nests 64 conditionals.
+    if (this.stack.length >= MAX_COPY_NESTING) {
+      throw new Reject(`conditionals are nested more than ${MAX_COPY_NESTING} deep`, start);
+    }
     const node: Frame['node'] = { k: 'if', name, negate, offset, then: [], else: [] };
     this.children.push(node);
     this.stack.push({ node, inElse: false, start, end: this.pos });

@@ -35,7 +35,15 @@ export function resolveConfigRef(ref: string, rules: readonly CheckedRule[]): { 
 export function applyConfigs(
   configs: readonly { doc: ConfigDocument; locate: (path: JsonPath) => SourceLocation }[],
   rules: readonly CheckedRule[],
+  /**
+   * Qualified identifiers of every rule document in the set, including those that failed their own
+   * checks (and so are not in `rules`): a reference to one is not reported as unloaded, since the
+   * rule's own errors already keep the pack from loading.
+   */
+  identities: ReadonlySet<string> = new Set(rules.map((r) => r.qid)),
 ): { enforcement: Map<string, Enforcement>; diagnostics: Diagnostic[] } {
+  const failedElsewhere = (ref: string) =>
+    identities.has(ref) || (!ref.includes('/') && [...identities].some((q) => q.endsWith(`/${ref}`)));
   const enforcement = new Map<string, Enforcement>();
   const diagnostics: Diagnostic[] = [];
   for (const { doc, locate } of configs) {
@@ -51,11 +59,14 @@ export function applyConfigs(
         continue;
       }
       if (!rule) {
+        if (failedElsewhere(s.ref)) continue;
         fail('OAR-CFG-4', `configuration names ${s.ref}, which is not a loaded rule`);
         continue;
       }
-      // [OAR-CFG-5], [OAR-OPS-7]: a mandatory rule cannot be disabled or downgraded.
-      if (rule.mandatory && RANK[s.value] < RANK[rule.enforcement]) {
+      // [OAR-CFG-5], [OAR-OPS-7]: a mandatory rule cannot be disabled or downgraded. Setting it
+      // `off` disables it even when the document already declares `off`: the configuration
+      // "disables ... a rule whose mandatory is true", which [OAR-CFG-5] rejects without exception.
+      if (rule.mandatory && (s.value === 'off' || RANK[s.value] < RANK[rule.enforcement])) {
         fail('OAR-CFG-5', `configuration ${s.value === 'off' ? 'disables' : 'downgrades'} ${rule.qid}, which is mandatory`);
         continue;
       }

@@ -63,7 +63,7 @@ export function loadPack(input: PackInput): PackResult {
     const doc = source.value as unknown as RuleDocument;
     // [OAR-CONF-2] `oar` is checked before any other processing: a document whose version is
     // rejected is not read further, so its `id` takes no part in identity ([OAR-DOC-9]).
-    const versionRejected = found.some((d) => d.severity === 'error' && d.token === 'oar');
+    const versionRejected = found.some((d) => d.severity === 'error' && d.token === 'oar' && (d.path?.length ?? 0) <= 1);
     if (versionRejected) continue;
     if (typeof doc.id === 'string' && (doc.namespace === undefined || typeof doc.namespace === 'string')) {
       // [OAR-DOC-9] two rules with one qualified identifier.

@@ -224,7 +224,9 @@ export function checkRule(
     if (checked.errors.length === 0) copy[member] = compileCopyTemplate(parsed.nodes, symbols);
   }
 
-  if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+  // The draft is returned even when a field failed, so the rule-set checks (overrides, on_error,
+  // cycles) still run on this rule and every error is reported in one pass (DESIGN "Errors");
+  // an error here already keeps the pack from loading ([OAR-CONF-1] to [OAR-CONF-6]).
   const draft: RuleDraft = {
     qid,
     doc,

@@ -153,10 +153,27 @@ function overrideCycles(rules: readonly CheckedRule[], drafts: readonly { draft:
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
 
-  const visit = (q: string): void => {
+  // Depth-first, with an explicit stack rather than recursion: a chain of thousands of overrides is
+  // a legal rule set and must not exhaust the call stack ([OAR-EVAL-16] is checked at any size).
+  const frames: { q: string; next: number }[] = [];
+  const enter = (q: string): void => {
     state.set(q, 'open');
     stack.push(q);
-    for (const next of edges.get(q) ?? []) {
+    frames.push({ q, next: 0 });
+  };
+  for (const root of [...edges.keys()].sort(cpCompare)) {
+    if (state.has(root)) continue;
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!;
+      const targets = edges.get(frame.q) ?? [];
+      if (frame.next >= targets.length) {
+        frames.pop();
+        stack.pop();
+        state.set(frame.q, 'done');
+        continue;
+      }
+      const next = targets[frame.next++]!;
       const s = state.get(next);
       if (s === 'open') {
         const cycle = stack.slice(stack.indexOf(next));
@@ -164,16 +181,13 @@ function overrideCycles(rules: readonly CheckedRule[], drafts: readonly { draft:
         if (!seen.has(key)) {
           seen.add(key);
           const names = [...cycle, next].join(' -> ');
-          const locate = locateOf.get(q);
+          const locate = locateOf.get(frame.q);
           out.push(error('OAR-EVAL-16', `overrides form a cycle: ${names}`, { token: next, path: ['overrides'], ...(locate ? { source: locate(['overrides']) } : {}) }));
         }
       } else if (s === undefined && edges.has(next)) {
-        visit(next);
+        enter(next);
       }
     }
-    stack.pop();
-    state.set(q, 'done');
-  };
-  for (const q of [...edges.keys()].sort(cpCompare)) if (!state.has(q)) visit(q);
+  }
   return out;
 }

@@ -614,8 +614,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Only a string value is named in place of its field: a wrongly typed value is the field's problem. */
+/** A value can be named when it is a non-empty string; an empty one names nothing ([OAR-CONF-1]). */
 function isNameable(v: unknown): v is string {
-  return typeof v === 'string';
+  return typeof v === 'string' && v !== '';
 }
 
 /** The field a path names: its last member name (an index names its list). */

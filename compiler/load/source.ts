@@ -280,7 +280,9 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
   let index = 0; // a member's position in the file, dropped members included
   for (const d of members) {
     if (unusable.has(d)) index++;
-    else index = convertDocument(d, file, lines, limits, opts.expandSequences !== false, stream, index, docs, diagnostics);
+    // [OAR-DOC-31] only a single top-level sequence is a rule set; in a multi-document stream each
+    // document is one member, and a member that is a list is a member that is not a rule document.
+    else index = convertDocument(d, file, lines, limits, opts.expandSequences !== false && !stream, stream, index, docs, diagnostics);
   }
   if (docs.length === 0 && diagnostics.length === 0) {
     // An empty file, a comment-only file, an empty array: nothing to load, and worth saying so.
