@@ -22,7 +22,8 @@ export type CounterOp =
 /**
  * A synchronous counter store. `decide` reads while evaluating (nothing is written until every
  * condition has been evaluated, so every read observes the same snapshot, [OAR-FIRE-6]) and writes
- * once, after the decision, in one `apply` call.
+ * after the decision, one `apply` call per run of a rule's consecutive counter actions (an event
+ * between two of them splits the batch, so actions reach the store in listed order, [OAR-FIRE-8]).
  */
 export interface CounterStore {
   read(key: CounterKey): CounterValues;

@@ -21,10 +21,13 @@
  *   7. record the admitted tool step ([OAR-PROF-9]).
  *
  * A failure anywhere a rule is evaluated is routed to that rule's `on_error` — one sink for every
- * failure ([OAR-OPS-3]): provider, detector, raise, wrong type, side-effect, copy.
+ * failure ([OAR-OPS-3]): provider, detector, raise, wrong type, side-effect, copy. A failure found
+ * after the rule fired (its copy in step 4, a side-effect in step 5) means it did not fire after
+ * all: evaluation is re-run from its place with it failing there (`failLate`), reading the same
+ * facts, detector results and counter snapshot.
  */
 import { checkBundle, type Bundle, type BundleRule } from './bundle.js';
-import { MemoryCounterStore, counterName, type CounterKey, type CounterOp, type CounterStore } from './counters.js';
+import { MemoryCounterStore, counterKeyString, counterName, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
 import { renderCopyObject } from './copy.js';
 import { RESERVED_DETECTORS, type Detector } from './detectors.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
@@ -84,6 +87,8 @@ class RuleEngine implements Engine {
   private readonly anchorValue = new Map<string, string>();
   private readonly scopeOf = new Map<string, number>();
   private readonly sessions = new Map<string, string[]>();
+  /** Counter values as they were before this occurrence wrote them ([OAR-FIRE-6]), by store key. */
+  readonly written = new Map<string, CounterValues>();
   private readonly preInvoke?: string;
   private readonly toolSlot: number;
 
@@ -106,7 +111,9 @@ class RuleEngine implements Engine {
       let detector: Detector | undefined;
       if (b.detector !== undefined) {
         detector = detectors[b.detector];
-        if (detector === undefined) throw new Error(`oarc: rule ${b.qid} needs detector ${b.detector}, and no implementation is registered for it`);
+        // A rule switched off is never evaluated ([OAR-EVAL-11]): an operator may disable a rule
+        // whose detector this deployment does not have.
+        if (detector === undefined && b.enforcement !== 'off') throw new Error(`oarc: rule ${b.qid} needs detector ${b.detector}, and no implementation is registered for it`);
       }
       const rule: Rule = {
         b,
@@ -119,6 +126,9 @@ class RuleEngine implements Engine {
       this.byQid.set(b.qid, rule);
       this.scopeOf.set(b.qid, rule.scope);
       if (b.enforcement === 'off') continue; // [OAR-EVAL-11] loaded, never selected
+      // [OAR-SEL-6] a clause with an empty list matches nothing: never selected, and its facts
+      // (or any other clause's) are never read — even an unreadable one cannot select it.
+      if (b.selector.some((c) => c.values.length === 0)) continue;
       const list = grouped.get(b.anchor) ?? [];
       list.push(rule);
       grouped.set(b.anchor, list);
@@ -137,7 +147,8 @@ class RuleEngine implements Engine {
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     const facts = this.facts;
-    facts.reset(occ, anchorValue, { store: this.counters, session, scopeOf: this.scopeOf });
+    this.written.clear();
+    facts.reset(occ, anchorValue, { store: this.counters, session, scopeOf: this.scopeOf, written: this.written });
     const candidates = this.byAnchor.get(occ.anchor);
     const run = new Occ(this, facts, occ, session, anchorValue);
     if (candidates !== undefined) run.evaluate(this.order(this.select(candidates, run), candidates.reorders));
@@ -146,25 +157,35 @@ class RuleEngine implements Engine {
     return decision;
   }
 
-  /** [OAR-SEL-1] to [OAR-SEL-7]. A selector fact that cannot be read fails the rule ([OAR-FACT-26]). */
+  /**
+   * [OAR-SEL-1] to [OAR-SEL-7]. A selector fact that cannot be read fails the rule ([OAR-FACT-26])
+   * — unless another clause definitely does not match: clauses are a conjunction of the members of
+   * a JSON object, which has no order ([OAR-SEL-4]), so the outcome must not depend on which
+   * clause was read first.
+   */
   private select(anchor: AnchorRules, run: Occ): Rule[] {
     const facts = this.facts;
     const out: Rule[] = [];
     for (const r of anchor.rules) {
       let selected = true;
-      try {
-        for (const clause of r.b.selector) {
-          const v = facts.fact(clause.slot);
-          // [OAR-SEL-2] a list<string> fact matches when any member is in the clause's list.
-          if (typeof v === 'string' ? !clause.values.includes(v) : !(v as string[]).some((m) => clause.values.includes(m))) {
-            selected = false;
-            break;
-          }
+      let failure: Raise | undefined;
+      for (const clause of r.b.selector) {
+        let v: unknown;
+        try {
+          v = facts.fact(clause.slot);
+        } catch (e) {
+          failure ??= toRaise(e);
+          continue;
         }
-      } catch (e) {
-        run.selectorFailure(r, toRaise(e));
+        // [OAR-SEL-2] a list<string> fact matches when any member is in the clause's list.
+        if (typeof v === 'string' ? !clause.values.includes(v) : !(v as string[]).some((m) => clause.values.includes(m))) {
+          selected = false;
+          break;
+        }
       }
-      if (selected) out.push(r);
+      if (!selected) continue;
+      if (failure !== undefined) run.selectorFailure(r, failure);
+      out.push(r);
     }
     return out;
   }
@@ -195,6 +216,9 @@ class RuleEngine implements Engine {
     if (window === 0 || occ.anchor !== this.preInvoke || decision === 'block') return;
     let tool: unknown = occ.toolCall?.name;
     if (this.toolSlot >= 0) {
+      // [OAR-FACT-11] the occurrence's own observation: the facts a detector produced for the
+      // last rule presented are local to that rule and must not become the step.
+      this.facts.overlay = null;
       try {
         tool = this.facts.fact(this.toolSlot);
       } catch {
@@ -232,12 +256,21 @@ class Occ {
   private errors: (Raise | undefined)[] = [];
   private overlays: (Readonly<Record<string, unknown>> | null)[] = [];
   private spans: (readonly Span[] | undefined)[] = [];
+  /** What each detector rule's detector returned (or how it failed): it is asked once ([OAR-FACT-11]). */
+  private detections: (Readonly<Record<string, unknown>> | Raise | undefined)[] = [];
+  /**
+   * Rules that fired and then could not be evaluated after all — their copy or a side-effect
+   * failed ([OAR-FACT-26], [OAR-FIRE-9]) — by index: on a re-run they fail at their own place.
+   */
+  private readonly lateFailures = new Map<number, Raise>();
   private readonly selectorErrors = new Map<Rule, Raise>();
-  private readonly suppressed = new Set<string>();
+  /** Suppressed qualified identifier → index of the first rule that suppressed it. */
+  private readonly suppressed = new Map<string, number>();
   /** Index just past the last rule reached; rules at or after it were never evaluated. */
   private reached = 0;
   /** Index of the rule whose failure produced an `on_error` block, or -1. */
   private errorAt = -1;
+  private window: readonly string[] = [];
 
   constructor(
     private readonly engine: RuleEngine,
@@ -258,8 +291,17 @@ class Occ {
     this.errors = new Array(n);
     this.overlays = new Array(n).fill(null);
     this.spans = new Array(n);
-    const window = this.occ.recentActivity ?? this.engine.activity(this.session);
-    for (let k = 0; k < n; k++) {
+    this.detections = new Array(n);
+    this.window = this.occ.recentActivity ?? this.engine.activity(this.session);
+    this.run(0);
+  }
+
+  /** Evaluate rules from `start` on, until the end, an enforced block, or an `on_error` block. */
+  private run(start: number): void {
+    const order = this.order;
+    const n = order.length;
+    const window = this.window;
+    for (let k = start; k < n; k++) {
       this.reached = k + 1;
       const r = order[k] as Rule;
       if (this.suppressed.has(r.qid)) {
@@ -267,7 +309,7 @@ class Occ {
         continue;
       }
       const monitor = r.b.enforcement === 'monitor';
-      const result = this.selectorErrors.get(r) ?? this.test(r, k, window);
+      const result = this.selectorErrors.get(r) ?? (this.lateFailures.size > 0 ? this.lateFailures.get(k) : undefined) ?? this.test(r, k, window);
       if (result instanceof Raise) {
         // [OAR-EVAL-10] a monitor rule that raises is recorded; its on_error is not applied.
         if (monitor) {
@@ -311,12 +353,17 @@ class Occ {
     // [OAR-EVAL-3] flow is tested before when, and when is not evaluated if flow did not match.
     if (r.b.flow !== undefined && !flowMatches(r.b.flow, window)) return false;
     if (r.detector !== undefined) {
-      try {
-        const produced = r.detector({ ref: r.b.detector as string, rule: r.qid, anchor: this.anchorValue, occurrence: this.occ, facts: f });
-        this.overlays[k] = f.overlay = produced;
-      } catch (e) {
-        return new Raise('provider_failure', `detector ${r.b.detector} failed: ${e instanceof Error ? e.message : String(e)}`);
+      let produced = this.detections[k];
+      if (produced === undefined) {
+        try {
+          produced = r.detector({ ref: r.b.detector as string, rule: r.qid, anchor: this.anchorValue, occurrence: this.occ, facts: f });
+        } catch (e) {
+          produced = new Raise('provider_failure', `detector ${r.b.detector} failed: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        this.detections[k] = produced;
       }
+      if (produced instanceof Raise) return produced;
+      this.overlays[k] = f.overlay = produced;
     }
     if (r.b.when === undefined) return true;
     try {
@@ -339,11 +386,27 @@ class Occ {
     return true;
   }
 
+  /**
+   * Rule `k` fired, but its copy or one of its side-effects then failed ([OAR-FACT-26],
+   * [OAR-FIRE-9]): it is a rule that cannot be evaluated, and so did not fire — it suppresses
+   * nothing ([OAR-EVAL-14]) and, if it was the block that ended the occurrence, ends nothing.
+   * Evaluation is re-run from its place with it failing there, exactly as if its failure had been
+   * found while evaluating it. Conditions are side-effect free, facts and detector results are
+   * kept for the occurrence, and counters are read from its snapshot ([OAR-FIRE-6]), so rules
+   * before it are unaffected and rules after it decide as they would have.
+   */
+  private failLate(k: number, raise: Raise): void {
+    this.lateFailures.set(k, raise);
+    for (const [t, by] of this.suppressed) if (by >= k) this.suppressed.delete(t);
+    this.errorAt = -1;
+    this.run(k);
+  }
+
   /** [OAR-EVAL-14] suppress what rule `k` overrides; withdraw what was already evaluated. */
   private suppress(k: number): void {
     const r = this.order[k] as Rule;
     if (r.overrides.size === 0) return;
-    for (const t of r.overrides) this.suppressed.add(t);
+    for (const t of r.overrides) if (!this.suppressed.has(t)) this.suppressed.set(t, k);
     for (let j = 0; j < k; j++) {
       if (r.overrides.has((this.order[j] as Rule).qid)) this.outcome[j] = 'suppressed';
     }
@@ -362,7 +425,7 @@ class Occ {
       if (r.b.onFire.length === 0) continue;
       const failure = this.applySideEffects(r, k, onFire, events, changed);
       if (failure !== undefined) {
-        this.fail(k, failure);
+        this.failLate(k, failure);
         resolved = this.resolve();
       }
     }
@@ -388,27 +451,45 @@ class Occ {
     return decision;
   }
 
-  /** Apply one rule's `on_fire` in the order listed ([OAR-FIRE-8]); a failure is returned ([OAR-FIRE-9]). */
+  /**
+   * Apply one rule's `on_fire` in the order listed ([OAR-FIRE-8]); a failure is returned
+   * ([OAR-FIRE-9]). Counter writes are batched, but a batch is flushed before each event, so the
+   * store and the stream see the actions in the listed order. An action is reported applied
+   * (`onFire`, `events`, `counters`) only once it has been: a refused write is never reported.
+   */
   private applySideEffects(r: Rule, k: number, onFire: AppliedSideEffect[], events: EventRecord[], changed: Map<string, CounterKey>): Raise | undefined {
     const ops: CounterOp[] = [];
     let key: CounterKey | undefined;
+    const flush = () => {
+      if (ops.length === 0) return;
+      // [OAR-FIRE-6] keep the value this occurrence read, for anything evaluated or rendered after
+      // this write (a decision resolved again, evaluation resumed after a failed block).
+      const ks = counterKeyString(key as CounterKey);
+      if (!this.engine.written.has(ks)) this.engine.written.set(ks, { ...this.engine.store.read(key as CounterKey) });
+      this.engine.store.apply(ops);
+      for (const op of ops) onFire.push({ rule: r.qid, action: op.action });
+      ops.length = 0;
+      changed.set(counterName(key as CounterKey), key as CounterKey);
+    };
     try {
       for (const action of r.b.onFire) {
         if (action === 'publish_event') {
+          flush();
           const event: EventRecord = { rule: r.qid, anchor: this.anchorValue, effect: r.b.effect };
           this.engine.sink?.publish(event);
           events.push(event);
+          onFire.push({ rule: r.qid, action });
         } else {
           if (key === undefined) key = this.counterKey(r, k);
           ops.push({ key, action });
         }
-        onFire.push({ rule: r.qid, action });
       }
-      if (ops.length > 0) this.engine.store.apply(ops);
+      flush();
     } catch (e) {
+      // A counter scope that cannot be read is the fact failure it is ([OAR-FACT-26]), not a store's.
+      if (e instanceof Raise) return e;
       return new Raise('provider_failure', `side-effect of ${r.qid} could not be applied: ${e instanceof Error ? e.message : String(e)}`);
     }
-    if (key !== undefined) changed.set(counterName(key), key);
     return undefined;
   }
 
@@ -454,7 +535,7 @@ class Occ {
           this.context(k);
           copy = renderCopyObject(r.b.copy, this.facts);
         } catch (e) {
-          this.fail(k, toRaise(e));
+          this.failLate(k, toRaise(e));
           failed = true;
           break;
         }
@@ -518,7 +599,10 @@ class Occ {
     for (let k = 0; k < this.order.length; k++) {
       const r = this.order[k] as Rule;
       if (k >= this.reached) {
-        if (this.suppressed.has(r.qid)) out.push({ rule: r.qid, outcome: 'suppressed' });
+        // A suppressor that ends up past the rule that ended the occurrence (its copy or a
+        // side-effect failed later, [OAR-OPS-3]) counts as never reached: so does its suppression.
+        const by = this.suppressed.get(r.qid);
+        if (by !== undefined && by < this.reached) out.push({ rule: r.qid, outcome: 'suppressed' });
         continue;
       }
       const outcome = this.outcome[k] as Outcome;

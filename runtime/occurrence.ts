@@ -11,7 +11,7 @@
  */
 import type { BundleSymbol } from './bundle.js';
 import type { FactReader } from './facts.js';
-import type { CounterStore } from './counters.js';
+import { counterKeyString, type CounterKey, type CounterStore, type CounterValues } from './counters.js';
 import type { FactType } from './types.js';
 import { Raise } from './raise.js';
 import { checkValue, isMap, mapGet, zeroValue, type OarMap } from './values.js';
@@ -52,6 +52,11 @@ export interface CounterContext {
   session: string;
   /** Qualified identifier → counter scope slot (or -1), for every loaded rule. */
   scopeOf: ReadonlyMap<string, number>;
+  /**
+   * The values counters had before this occurrence wrote them, by store key: every read at one
+   * occurrence observes the same snapshot, even one made after a side-effect ([OAR-FIRE-6]).
+   */
+  written?: ReadonlyMap<string, CounterValues>;
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -114,11 +119,21 @@ export class OccurrenceFacts implements FactReader {
       const v = this.readCounters(this.rule, this.ruleScope);
       return slot === sp.fireCount ? v.fire_count : v.breaker_count;
     }
+    // 5.3: `anchor` is a property of the occurrence, the same for every rule — no detector
+    // observation can change it.
+    if (slot === sp.anchor) return this.anchorValue;
     if (this.overlay !== null) {
       const name = this.bySlotName[slot] as string;
       if (hasOwn.call(this.overlay, name)) {
         return checkValue(this.typeOf(slot), this.overlay[name], `detector fact ${name}`);
       }
+      // [OAR-FACT-11] a fact oarc derives from other facts (content_contains_untrusted from
+      // content_trust_tiers, …) may rest on what this rule's detector produced: derive it for this
+      // rule alone, never through the occurrence cache, so it neither leaks to a later rule nor
+      // hides the detector's observation behind a value cached for an earlier one.
+      const derived = this.derivedFact.get(slot);
+      const facts = this.occ.facts;
+      if (derived !== undefined && !(facts !== undefined && hasOwn.call(facts, name))) return derived(this);
     }
     const st = this.state[slot];
     if (st === VALUE) return this.cache[slot];
@@ -167,7 +182,12 @@ export class OccurrenceFacts implements FactReader {
   readCounters(rule: string, scopeSlot: number): { fire_count: number; breaker_count: number } {
     const c = this.counters;
     if (c === null) return { fire_count: 0, breaker_count: 0 };
-    return c.store.read(scopeSlot < 0 ? { rule, session: c.session } : { rule, session: c.session, scope: this.fact(scopeSlot) as string });
+    const key: CounterKey = scopeSlot < 0 ? { rule, session: c.session } : { rule, session: c.session, scope: this.fact(scopeSlot) as string };
+    if (c.written !== undefined && c.written.size > 0) {
+      const before = c.written.get(counterKeyString(key));
+      if (before !== undefined) return before;
+    }
+    return c.store.read(key);
   }
 
   private typeOf(slot: number): FactType {

@@ -12,7 +12,7 @@ import { MAX_MAX_NODES } from '../expr/parser.js';
 import { checkCopy, compileCopyTemplate, parseCopy } from '../copy/template.js';
 import { COPY_MEMBERS, type CopyMember, type CopyProgram } from '../../runtime/copy.js';
 import type { FactSymbol, SymbolEntry, SymbolTable } from '../../runtime/types.js';
-import { CORE_ANCHORS } from './vocabulary.js';
+import { CORE_ANCHORS, RESERVED_DETECTORS } from './vocabulary.js';
 import type { Capability, JsonPath } from './capability.js';
 import type {
   CheckedTransform, Effect, Enforcement, Kind, SelectorClause, SideEffect, TransformAction,
@@ -177,7 +177,8 @@ export function checkRule(
   }
 
   // --- detector ([OAR-OPS-12]) ---
-  if (doc.detector && !capability.detectors.has(doc.detector.ref)) {
+  // The three corpus detectors are always provided ([OAR-CONF-25]), listed or not.
+  if (doc.detector && !capability.detectors.has(doc.detector.ref) && !RESERVED_DETECTORS.includes(doc.detector.ref)) {
     fail('OAR-OPS-12', `rule ${qid} references detector ${doc.detector.ref}, which this host does not register`, ['detector', 'ref'], doc.detector.ref);
   }
 

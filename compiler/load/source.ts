@@ -34,6 +34,7 @@ import {
   type YAMLSeq,
 } from 'yaml';
 import { error, warning, type Diagnostic } from '../diagnostics.js';
+import { JsonError, locateJson, parseJson, type JsonParsed, type JsonPos } from './json.js';
 
 export type DocPath = (string | number)[];
 
@@ -252,6 +253,7 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
   // as an editor shows them.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const format = opts.format ?? (/\.json$/i.test(file) ? 'json' : 'yaml');
+  if (format === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false);
 
   const lines = new LineCounter();
   const pos = (offset: number) => toPosition(file, lines, offset);
@@ -263,10 +265,6 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
 
   const yamlDocs = compose(tokens, format);
   const unusable = new Set(yamlDocs.filter((d) => reportComposeProblems(d, pos, diagnostics)));
-  if (unusable.size === 0 && format === 'json') {
-    const problem = jsonGrammarProblem(text);
-    if (problem) return { docs: [], diagnostics: [error(PARSE_CLAUSE, `JSON syntax error: ${problem.message}`, { source: pos(problem.offset) })] };
-  }
 
   const members = yamlDocs.filter((d) => {
     if (!isEmptyDocument(d)) return true;
@@ -500,17 +498,6 @@ function reportComposeProblems(d: Document.Parsed, pos: (offset: number) => Posi
   return failed;
 }
 
-/** A `.json` file must be JSON, not merely YAML the JSON schema happens to accept. */
-function jsonGrammarProblem(text: string): { message: string; offset: number } | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch (e) {
-    const message = errorMessage(e);
-    const m = /position (\d+)/.exec(message);
-    return { message: firstLine(message), offset: m ? Number(m[1]) : 0 };
-  }
-}
 
 function isEmptyDocument(d: Document.Parsed): boolean {
   const c = d.contents;
@@ -787,6 +774,52 @@ function locateIn(
   } catch {
     return { file, line: 1, column: 1 };
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON: one pass with positions (json.ts), at native-parser speed
+
+function parseJsonSource(text: string, file: string, limits: Limits, expand: boolean): ParseResult {
+  const starts = lineStarts(text);
+  const pos = (offset: number): Position => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { file, line: lo + 1, column: offset - (starts[lo] as number) + 1 };
+  };
+  let parsed: JsonParsed;
+  try {
+    parsed = parseJson(text, { maxDepth: limits.maxDepth, bigInts: limits.bigInts });
+  } catch (e) {
+    if (!(e instanceof JsonError)) throw e;
+    const extra = e.token === undefined ? {} : { token: e.token };
+    const message = e.message.startsWith('document nests') ? e.message : `JSON syntax error: ${e.message}`;
+    return { docs: [], diagnostics: [error(PARSE_CLAUSE, message, { source: pos(e.offset), ...extra })] };
+  }
+  const doc = (value: unknown, at: JsonPos, index: number, inCollection: boolean): SourceDoc => ({
+    value,
+    file,
+    index,
+    inCollection,
+    locate: (path) => pos(locateJson(at, path)),
+  });
+  if (expand && Array.isArray(parsed.value)) {
+    const items = parsed.pos.items ?? [];
+    const docs = parsed.value.map((v, i) => doc(v, items[i] as JsonPos, i, true));
+    const diagnostics = docs.length === 0 ? [warning(PARSE_CLAUSE, `\`${file}\` contains no document`, { source: { file, line: 1, column: 1 }, token: file })] : [];
+    return { docs, diagnostics };
+  }
+  return { docs: [doc(parsed.value, parsed.pos, 0, false)], diagnostics: [] };
+}
+
+function lineStarts(text: string): number[] {
+  const out = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) out.push(i + 1);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

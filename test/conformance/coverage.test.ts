@@ -134,11 +134,11 @@ describe('checkCoverage', () => {
 });
 
 describe('the repository', () => {
-  it('its fixtures and conformance/exempt.json raise no problems (uncovered clauses are the corpus still to write)', () => {
+  it('its fixtures and conformance/exempt.json raise no problems', () => {
     const r = checkCoverageFiles(defaultPaths());
     expect(r.problems).toEqual([]);
     for (const id of ['OAR-CONF-17', 'OAR-CONF-22', 'OAR-CONF-35', 'OAR-CONF-38']) expect(r.exempt.has(id), id).toBe(true);
-    expect(r.coveredBy.get('OAR-CONF-29')).toEqual(['anchor-host-local-spelling']);
+    expect(r.coveredBy.get('OAR-CONF-29')).toContain('anchor-host-local-spelling');
   });
 
   it('main exits 1 listing uncovered clauses, 0 when all are covered, 2 on a usage error', () => {

@@ -1,0 +1,182 @@
+/**
+ * `oarc eval`: decide occurrences against a compiled bundle or rule documents compiled in process,
+ * and print each decision with its trace. Several occurrences are one session: one engine, one
+ * counter store, activity tracked across them ([OAR-CONF-31], [OAR-PROF-9]).
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { RESERVED_DETECTORS, checkBundle, createEngine, type Bundle, type Detector, type Engine, type Occurrence } from '../../runtime/index.js';
+import { bool, parse, required, str, strs } from '../args.js';
+import { describeDecision } from '../describe.js';
+import { EXIT_INPUT, EXIT_OK, ExitError, InputError, UsageError, errorCode, oneLine } from '../errors.js';
+import { painter, printDiagnostics, tally, toJson, type Io } from '../output.js';
+import { readOccurrenceFile, readOccurrenceStream, summarize, toOccurrence, type RawOccurrence } from '../occurrence.js';
+import { PACK_OPTIONS, loadRequestedPack } from '../pack.js';
+
+const OPTIONS = {
+  ...PACK_OPTIONS,
+  occurrence: { type: 'string' },
+  detectors: { type: 'string' },
+  session: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+const BUNDLE_FILE = /\.(mjs|js)$/i;
+
+export async function evalCommand(argv: readonly string[], io: Io): Promise<number> {
+  const p = parse(argv, OPTIONS);
+  if (p.positionals.length === 0) throw new UsageError('no bundle or rule files given');
+  const occurrences = required(p, 'occurrence', 'file|-');
+  const isBundle = p.positionals.length === 1 && BUNDLE_FILE.test(p.positionals[0] as string);
+  if (!isBundle && p.positionals.some((f) => BUNDLE_FILE.test(f))) {
+    throw new UsageError('give either one compiled bundle (.mjs/.js) or rule documents, not both');
+  }
+
+  const bundle = isBundle
+    ? await bundleFromModule(p.positionals[0] as string, str(p, 'capability'), strs(p, 'config'), io)
+    : await bundleFromRules(p.positionals, required(p, 'capability', 'file'), strs(p, 'config'), io);
+  const detectorsModule = str(p, 'detectors');
+  const detectors = detectorsModule === undefined ? {} : await loadDetectors(detectorsModule);
+  checkDetectors(bundle, detectors, detectorsModule);
+  let engine: Engine;
+  try {
+    engine = createEngine(bundle, { detectors });
+  } catch (e) {
+    throw new InputError(`oarc eval: ${oneLine(e).replace(/^oarc: /, '')}`);
+  }
+
+  const session = str(p, 'session');
+  const json = bool(p, 'json');
+  const paint = painter(io.colour.out);
+  const anchors = hostAnchors(bundle);
+  let n = 0;
+  const decideOne = (raw: RawOccurrence): void => {
+    const occ = toOccurrence(raw, session);
+    checkAnchor(occ, raw, bundle, anchors);
+    n++;
+    let decision;
+    try {
+      decision = engine.decide(occ);
+    } catch (e) {
+      const at = raw.locate([]);
+      throw new InputError(`${at.file}:${at.line}:${at.column}: the occurrence could not be decided: ${oneLine(e)}`);
+    }
+    if (json) io.out(`${toJson(decision)}\n`);
+    else {
+      const what = summarize(occ);
+      io.out(`${n > 1 ? '\n' : ''}${paint('cyan', `#${n} ${occ.anchor}`)}${what ? ` ${what}` : ''}\n${describeDecision(decision, paint)}`);
+    }
+  };
+  if (occurrences === '-') {
+    for await (const raw of readOccurrenceStream(io.stdin)) decideOne(raw);
+  } else {
+    for (const raw of readOccurrenceFile(occurrences)) decideOne(raw);
+  }
+  return EXIT_OK;
+}
+
+async function bundleFromRules(rules: string[], capability: string, configs: string[], io: Io): Promise<Bundle> {
+  const r = await loadRequestedPack({ rules, capability, configs });
+  printDiagnostics(io, r.diagnostics);
+  if (!r.ok) {
+    io.err(`oarc eval: ${tally(r.diagnostics)}\n`);
+    throw new ExitError(EXIT_INPUT);
+  }
+  const { compileToBundle } = await import('../../compiler/index.js');
+  return compileToBundle(r.pack);
+}
+
+async function bundleFromModule(file: string, capability: string | undefined, configs: string[], io: Io): Promise<Bundle> {
+  if (configs.length > 0) throw new UsageError('--config applies to rule documents; a compiled bundle already carries its configuration (recompile it with --config)');
+  const bundle = (await importModule(file, 'bundle')).default;
+  try {
+    checkBundle(bundle);
+  } catch (e) {
+    throw new InputError(`oarc eval: ${file}: ${oneLine(e).replace(/^oarc: /, '')}`);
+  }
+  if (capability !== undefined) await sameHost(bundle, file, capability, io);
+  return bundle;
+}
+
+/** Import a user module (a bundle, a detectors module) by path; every failure is the user's. */
+async function importModule(file: string, what: string): Promise<{ default?: unknown }> {
+  const abs = resolve(file);
+  if (!existsSync(abs)) throw new InputError(`oarc eval: cannot read ${what} ${file}: no such file or directory`);
+  try {
+    return (await import(pathToFileURL(abs).href)) as { default?: unknown };
+  } catch (e) {
+    const why = oneLine(e);
+    if (errorCode(e) === 'ERR_MODULE_NOT_FOUND' && what === 'bundle') {
+      throw new InputError(
+        `oarc eval: cannot import bundle ${file}: ${why}. A bundle imports its runtime (oarc/runtime unless compiled with --runtime): install oarc where the bundle is, or recompile it with --runtime <specifier>`,
+      );
+    }
+    throw new InputError(`oarc eval: cannot import ${what} ${file}: ${e instanceof SyntaxError ? `not a valid JavaScript module: ${why}` : why}`);
+  }
+}
+
+/** A bundle carries the capability it was compiled against; a --capability must agree with it. */
+async function sameHost(bundle: Bundle, file: string, capability: string, io: Io): Promise<void> {
+  const r = await loadRequestedPack({ rules: [], capability, configs: [] });
+  if (!r.ok) {
+    printDiagnostics(io, r.diagnostics);
+    io.err(`oarc eval: ${tally(r.diagnostics)}\n`);
+    throw new ExitError(EXIT_INPUT);
+  }
+  const cap = r.pack.capability;
+  const b = bundle.capability;
+  const anchors = (m: Iterable<[string, string]>) => [...m].map(([k, v]) => `${k}=${v}`).sort().join(',');
+  const differs =
+    cap.host !== b.host ? `host ${b.host}, not ${cap.host}`
+    : anchors(cap.coreAnchors) !== anchors(Object.entries(b.coreAnchors)) ? 'a different anchor profile map'
+    : [...cap.hostAnchors].sort().join(',') !== [...b.hostAnchors].sort().join(',') ? 'a different host anchor catalogue'
+    : undefined;
+  if (differs !== undefined) {
+    throw new InputError(`oarc eval: ${file} was compiled for ${differs} than ${capability} declares; recompile it, or leave out --capability`);
+  }
+}
+
+async function loadDetectors(file: string): Promise<Record<string, Detector>> {
+  const m = (await importModule(file, 'detectors module')).default;
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) {
+    throw new InputError(`oarc eval: ${file}: the default export must be an object mapping detector:// references to functions`);
+  }
+  let entries: [string, unknown][];
+  try {
+    entries = Object.entries(m);
+  } catch (e) {
+    throw new InputError(`oarc eval: ${file}: cannot read the default export: ${oneLine(e)}`);
+  }
+  const out: Record<string, Detector> = {};
+  for (const [ref, impl] of entries) {
+    if (!ref.startsWith('detector://')) throw new InputError(`oarc eval: ${file}: ${ref} is not a detector:// reference`);
+    if (typeof impl !== 'function') throw new InputError(`oarc eval: ${file}: ${ref} is not a function`);
+    out[ref] = impl as Detector;
+  }
+  return out;
+}
+
+/** Every detector a rule invokes must be implemented before the first occurrence, not during it. */
+function checkDetectors(bundle: Bundle, detectors: Record<string, Detector>, module: string | undefined): void {
+  for (const rule of bundle.rules) {
+    const ref = rule.detector;
+    if (ref === undefined || ref in RESERVED_DETECTORS || ref in detectors) continue;
+    if (module === undefined) throw new UsageError(`rule ${rule.qid} invokes ${ref}: give --detectors <module> with an implementation of it`);
+    throw new InputError(`oarc eval: rule ${rule.qid} invokes ${ref}, which ${module} does not implement`);
+  }
+}
+
+function hostAnchors(bundle: Bundle): Set<string> {
+  return new Set([...Object.values(bundle.capability.coreAnchors), ...bundle.capability.hostAnchors]);
+}
+
+/** [OAR-CONF-29] an occurrence names the host-local anchor; anything else is a mistake worth naming. */
+function checkAnchor(occ: Occurrence, raw: RawOccurrence, bundle: Bundle, anchors: ReadonlySet<string>): void {
+  if (anchors.has(occ.anchor)) return;
+  const at = raw.locate(['anchor']);
+  const core = bundle.capability.coreAnchors;
+  const local = Object.hasOwn(core, occ.anchor) ? core[occ.anchor] : undefined;
+  const hint = local !== undefined ? `; host ${bundle.capability.host} spells core anchor ${occ.anchor} as ${local} ([OAR-CONF-29])` : `; host ${bundle.capability.host} has ${[...anchors].join(', ') || 'no anchors'}`;
+  throw new InputError(`${at.file}:${at.line}:${at.column}: unknown anchor ${occ.anchor}${hint}`);
+}

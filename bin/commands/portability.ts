@@ -1,0 +1,44 @@
+/**
+ * `oarc portability`: the [OAR-PROF-8] report. A non-portable rule is legal, so a pack that loads
+ * always gets its report; only a pack that does not load at all fails.
+ */
+import { portabilityReport } from '../../compiler/index.js';
+import { bool, parse } from '../args.js';
+import { EXIT_INPUT, EXIT_OK } from '../errors.js';
+import { painter, printDiagnostics, tally, toJson, type Io } from '../output.js';
+import { PACK_OPTIONS, loadRequestedPack, packRequest } from '../pack.js';
+
+const OPTIONS = { ...PACK_OPTIONS, json: { type: 'boolean' }, strict: { type: 'boolean' } } as const;
+
+export async function portabilityCommand(argv: readonly string[], io: Io): Promise<number> {
+  const p = parse(argv, OPTIONS);
+  const req = packRequest(p);
+  const json = bool(p, 'json');
+  const r = await loadRequestedPack(req);
+  if (!r.ok) {
+    if (json) io.out(`${toJson({ ok: false, diagnostics: r.diagnostics }, 2)}\n`);
+    else {
+      printDiagnostics(io, r.diagnostics);
+      io.err(`oarc portability: the pack does not load (${tally(r.diagnostics)}), so there is nothing to report on\n`);
+    }
+    return EXIT_INPUT;
+  }
+  const report = portabilityReport(r.pack.rules);
+  const portable = report.every((e) => e.portable);
+  const status = bool(p, 'strict') && !portable ? EXIT_INPUT : EXIT_OK;
+  if (json) {
+    io.out(`${toJson({ ok: true, portable, rules: report, diagnostics: r.diagnostics }, 2)}\n`);
+    return status;
+  }
+  printDiagnostics(io, r.diagnostics);
+  const paint = painter(io.colour.out);
+  for (const e of report) {
+    io.out(`${e.rule}: ${e.portable ? paint('green', 'portable') : paint('yellow', 'not portable')}\n`);
+    for (const reason of e.reasons) io.out(`  - ${reason}\n`);
+    for (const note of e.notes) io.out(`  note: ${note}\n`);
+  }
+  const nonPortable = report.filter((e) => !e.portable).length;
+  const n = report.length;
+  io.out(`${n} rule${n === 1 ? '' : 's'}: ${n - nonPortable} portable, ${nonPortable} not portable (host ${r.pack.capability.host})\n`);
+  return status;
+}

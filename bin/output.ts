@@ -1,0 +1,89 @@
+/**
+ * Where the CLI writes, and how: colour only for a terminal that wants it (stdout or stderr is a
+ * TTY and `NO_COLOR` is unset or empty, https://no-color.org), diagnostics in the
+ * `file:line:col: message [OAR-XXX-n]` form, JSON that keeps integers beyond 2^53 exact.
+ */
+import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  stdin: NodeJS.ReadableStream;
+  env: NodeJS.ProcessEnv;
+  /** Colour on stdout / on stderr. */
+  colour: { out: boolean; err: boolean };
+}
+
+export function processIo(): Io {
+  const noColour = (process.env.NO_COLOR ?? '') !== '';
+  return {
+    out: (t) => void process.stdout.write(t),
+    err: (t) => void process.stderr.write(t),
+    stdin: process.stdin,
+    env: process.env,
+    colour: { out: !noColour && process.stdout.isTTY === true, err: !noColour && process.stderr.isTTY === true },
+  };
+}
+
+export type Style = 'red' | 'green' | 'yellow' | 'magenta' | 'cyan' | 'bold' | 'dim';
+
+const SGR: Record<Style, [number, number]> = {
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  magenta: [35, 39],
+  cyan: [36, 39],
+  bold: [1, 22],
+  dim: [2, 22],
+};
+
+export type Paint = (style: Style, text: string) => string;
+
+export function painter(enabled: boolean): Paint {
+  return enabled ? (style, text) => `\u001b[${SGR[style][0]}m${text}\u001b[${SGR[style][1]}m` : (_style, text) => text;
+}
+
+/** Print load diagnostics on stderr, errors and warnings alike, in the order found. */
+export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): void {
+  const paint = painter(io.colour.err);
+  for (const d of diagnostics) {
+    const line = formatDiagnostic(d);
+    io.err(`${d.severity === 'error' ? paint('red', line) : paint('yellow', line)}\n`);
+  }
+}
+
+/** "1 error, 2 warnings" — the tally printed after a failed load. */
+export function tally(diagnostics: readonly Diagnostic[]): string {
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = diagnostics.length - errors;
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  return warnings > 0 ? `${plural(errors, 'error')}, ${plural(warnings, 'warning')}` : plural(errors, 'error');
+}
+
+/**
+ * JSON text in which a bigint (an int beyond ±(2^53−1)) is written as the exact JSON integer.
+ * Otherwise as `JSON.stringify`: `undefined` members are left out, `undefined` items are `null`.
+ */
+export function toJson(value: unknown, indent = 0): string {
+  return write(value, indent > 0 ? ' '.repeat(indent) : '', '') ?? 'null';
+}
+
+function write(v: unknown, step: string, at: string): string | undefined {
+  if (typeof v === 'bigint') return v.toString();
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(v);
+  const inner = at + step;
+  const open = step === '' ? '' : `\n${inner}`;
+  const close = step === '' ? '' : `\n${at}`;
+  const sep = step === '' ? ',' : `,\n${inner}`;
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    return `[${open}${v.map((x) => write(x, step, inner) ?? 'null').join(sep)}${close}]`;
+  }
+  const members: string[] = [];
+  for (const [k, x] of Object.entries(v)) {
+    const text = write(x, step, inner);
+    if (text !== undefined) members.push(`${JSON.stringify(k)}:${step === '' ? '' : ' '}${text}`);
+  }
+  return members.length === 0 ? '{}' : `{${open}${members.join(sep)}${close}}`;
+}

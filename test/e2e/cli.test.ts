@@ -1,0 +1,521 @@
+/**
+ * The `oarc` command line, end to end: the BUILT CLI (`node dist/bin/oarc.js …`) run the way a
+ * user runs it, on the example pack in examples/gateway and on the small packs in ./fixtures.
+ * Every failure case checks the message, the exit status, and that no stack trace leaks out.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = join(ROOT, 'dist', 'bin', 'oarc.js');
+const GW = 'examples/gateway';
+const RULES = `${GW}/rules.yaml`;
+const CAP = `${GW}/capability.yaml`;
+const DETECTORS = `${GW}/detectors.mjs`;
+const FX = 'test/e2e/fixtures';
+const HOST_CAP = `${FX}/host-capability.yaml`;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built CLI from the package root, as a user would, with no colour and no TTY. */
+function oarc(args: readonly string[], opts: { input?: string; env?: Record<string, string> } = {}): Run {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', OARC_DEBUG: '', ...opts.env },
+    timeout: 60_000,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** No user error may print a stack trace. */
+function expectNoStack(r: Run): void {
+  expect(r.stderr).not.toMatch(/^ {4}at /m);
+  expect(r.stdout).not.toMatch(/^ {4}at /m);
+}
+
+function expectFailure(r: Run, status: number, message: RegExp | string): void {
+  expect(r.status, `stderr: ${r.stderr}`).toBe(status);
+  if (typeof message === 'string') expect(r.stderr).toContain(message);
+  else expect(r.stderr).toMatch(message);
+  expectNoStack(r);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build once if dist/ is older than the sources the CLI runs from.
+
+const BUILT_FROM = ['bin', 'compiler', 'runtime', 'examples', 'conformance'];
+
+function staleOutputs(): string[] {
+  const stale: string[] = [];
+  const walk = (dir: string): void => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+        const out = join(ROOT, 'dist', relative(ROOT, full)).replace(/\.ts$/, '.js');
+        if (!existsSync(out) || statSync(out).mtimeMs < statSync(full).mtimeMs) stale.push(relative(ROOT, full));
+      }
+    }
+  };
+  for (const d of BUILT_FROM) walk(join(ROOT, d));
+  return stale;
+}
+
+let tmp = '';
+let inPackage = '';
+
+beforeAll(() => {
+  if (staleOutputs().length > 0) {
+    const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+    // tsc emits even when some other file fails to type-check; what matters is that the CLI's
+    // own outputs are fresh.
+    const still = staleOutputs().filter((f) => !f.startsWith('conformance'));
+    if (still.length > 0) throw new Error(`npm run build left dist/ stale (${still.slice(0, 5).join(', ')}):\n${r.stdout}\n${r.stderr}`);
+  }
+  tmp = mkdtempSync(join(tmpdir(), 'oarc-e2e-'));
+  // A bundle importing the default `oarc/runtime` resolves it by package self-reference, which
+  // needs the bundle inside the package.
+  inPackage = join(ROOT, 'test', 'e2e', `.tmp-${process.pid}`);
+  mkdirSync(inPackage, { recursive: true });
+});
+
+afterAll(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  if (inPackage) rmSync(inPackage, { recursive: true, force: true });
+});
+
+function file(name: string, text: string): string {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+/** The JSON Lines of a `--json` eval. */
+function decisions(stdout: string): Record<string, unknown>[] {
+  return stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('help and version', () => {
+  it('prints the top-level help with every command', () => {
+    const r = oarc(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Usage: oarc <command> [options]');
+    for (const c of ['compile', 'check', 'eval', 'portability', 'conformance', 'bench']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    expect(r.stdout).toContain('Exit status:');
+    expect(r.stderr).toBe('');
+  });
+
+  it('prints the usage on stderr and exits 2 without a command', () => {
+    const r = oarc([]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('Usage: oarc <command>');
+    expect(r.stdout).toBe('');
+  });
+
+  it('prints the version of package.json', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const r = oarc([flag]);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(`oarc ${pkg.version}\n`);
+    }
+  });
+
+  it.each(['compile', 'check', 'eval', 'portability', 'bench'])('oarc %s --help', (command) => {
+    const r = oarc([command, '--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`Usage: oarc ${command}`);
+    expect(r.stdout).toContain('Exit status:');
+    // Help wins over anything else on the line, even an unknown flag.
+    const h = oarc([command, '--frobnicate', '-h']);
+    expect(h.status).toBe(0);
+    expect(h.stdout).toBe(r.stdout);
+  });
+
+  it('documents --detectors and the example detectors module in eval --help', () => {
+    const r = oarc(['eval', '--help']);
+    expect(r.stdout).toContain('--detectors <module>');
+    expect(r.stdout).toContain('examples/gateway/detectors.mjs');
+  });
+
+  it('oarc help <command> is oarc <command> --help', () => {
+    expect(oarc(['help', 'compile']).stdout).toBe(oarc(['compile', '--help']).stdout);
+    expectFailure(oarc(['help', 'nope']), 2, 'unknown command nope');
+  });
+
+  it('oarc conformance --help adds the runner usage', () => {
+    const r = oarc(['conformance', '--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('oarc conformance');
+    expect(r.stdout).toContain('usage: oarc conformance');
+  });
+
+  it('uses no colour when stdout is not a terminal', () => {
+    const r = oarc(['eval', RULES, '--capability', CAP, '--detectors', DETECTORS, '--occurrence', `${GW}/occurrence.json`], { env: { NO_COLOR: '' } });
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toContain('\u001b[');
+  });
+});
+
+describe('oarc compile', () => {
+  it('writes a bundle module that imports and runs', async () => {
+    const out = join(tmp, 'nested', 'gateway.bundle.mjs');
+    const runtime = pathToFileURL(join(ROOT, 'dist', 'runtime', 'index.js')).href;
+    const r = oarc(['compile', RULES, '--capability', CAP, '-o', out, '--runtime', runtime]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`7 rules → ${out}`);
+    expectNoStack(r);
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain(`from "${runtime}"`);
+
+    const bundle = ((await import(pathToFileURL(out).href)) as { default: unknown }).default;
+    const { createEngine } = (await import(runtime)) as typeof import('../../runtime/index.js');
+    const { secretScanner } = (await import(pathToFileURL(join(ROOT, 'dist', 'examples', 'secret-scanner.js')).href)) as typeof import('../../examples/secret-scanner.js');
+    const engine = createEngine(bundle as Parameters<typeof createEngine>[0], { detectors: { 'detector://secret-scanner': secretScanner } });
+    const d = engine.decide({ anchor: 'tool.pre_invoke', toolCall: { name: 'bash', arguments: { command: 'rm -rf /' } } });
+    expect(d.decision).toBe('block');
+    expect(d.rule).toBe('acme.security/BLOCK_RM_RF');
+  });
+
+  it('writes `oarc/runtime` by default, and `oarc eval` runs the bundle', () => {
+    const out = join(inPackage, 'gateway.bundle.mjs');
+    const r = oarc(['compile', RULES, '--capability', CAP, '-o', out]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('from "oarc/runtime"');
+    const e = oarc(['eval', out, '--detectors', DETECTORS, '--occurrence', `${GW}/occurrence.json`, '--json']);
+    expect(e.status, e.stderr).toBe(0);
+    expect(decisions(e.stdout).map((d) => d.rule)).toEqual(['acme.security/BLOCK_RM_RF']);
+    // --capability is optional with a bundle; when given it must describe the same host.
+    expect(oarc(['eval', out, '--capability', CAP, '--detectors', DETECTORS, '--occurrence', `${GW}/occurrence.json`]).status).toBe(0);
+    expectFailure(oarc(['eval', out, '--capability', HOST_CAP, '--detectors', DETECTORS, '--occurrence', `${GW}/occurrence.json`]), 1, 'different anchor profile map');
+    expectFailure(oarc(['eval', out, '--config', 'x.yaml', '--occurrence', `${GW}/occurrence.json`]), 2, '--config applies to rule documents');
+  });
+
+  it('is deterministic and writes to stdout with -o -', () => {
+    const a = oarc(['compile', RULES, '--capability', CAP, '-o', '-']);
+    const b = oarc(['compile', RULES, '--capability', CAP, '-o', '-']);
+    expect(a.status).toBe(0);
+    expect(a.stdout).toMatch(/^\/\/ Generated by oarc@/);
+    expect(a.stdout).toBe(b.stdout);
+  });
+
+  it('prints warnings and still exits 0', () => {
+    const out = join(tmp, 'warning.mjs');
+    const r = oarc(['compile', `${FX}/warning-rules.yaml`, '--capability', HOST_CAP, '-o', out]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(`${FX}/warning-rules.yaml:10:1: warning: empty YAML document ignored`);
+    expect(r.stderr).toContain('[OAR-DOC-31]');
+    expect(existsSync(out)).toBe(true);
+  });
+
+  it('exits 1 on an error and writes nothing', () => {
+    const rules = file('unknown-anchor.yaml', 'oar: "1.0"\nid: X\nkind: policy\nanchor: tool.pre_invok\neffect: warn\n');
+    const out = join(tmp, 'never.mjs');
+    const r = oarc(['compile', rules, '--capability', CAP, '-o', out]);
+    expectFailure(r, 1, `${rules}:4:1: rule X names anchor tool.pre_invok`);
+    expect(r.stderr).toContain('[OAR-DOC-12]');
+    expect(r.stderr).toContain('no bundle written');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('requires -o and names a file it cannot write', () => {
+    expectFailure(oarc(['compile', RULES, '--capability', CAP]), 2, 'oarc compile: missing --output <bundle.mjs>');
+    expectFailure(oarc(['compile', RULES, '--capability', CAP, '-o', `${GW}/rules.yaml/x.mjs`]), 1, /cannot write examples\/gateway\/rules\.yaml\/x\.mjs: /);
+    expectFailure(oarc(['compile', RULES, '--capability', CAP, '-o', 'a.mjs', '-o', 'b.mjs']), 2, 'option --output given more than once');
+  });
+});
+
+describe('oarc check', () => {
+  it('passes the example pack', () => {
+    const r = oarc(['check', RULES, '--capability', CAP]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('ok: 7 rules\n');
+    expect(r.stderr).toBe('');
+  });
+
+  it('reads directories and configuration documents', () => {
+    const dir = join(tmp, 'pack', 'rules');
+    mkdirSync(join(dir, 'more'), { recursive: true });
+    writeFileSync(join(dir, 'gateway.yaml'), readFileSync(join(ROOT, RULES)));
+    writeFileSync(join(dir, 'more', 'warn.yaml'), 'oar: "1.0"\nid: WARN_ALL\nnamespace: acme.e2e\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n');
+    const config = file('config.yaml', 'oar_config: "1.0"\nenforcement:\n  acme.security/BLOCK_RM_RF: monitor\n');
+    const r = oarc(['check', join(tmp, 'pack'), '--capability', CAP, '--config', config]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('ok: 8 rules\n');
+    const bad = file('bad-config.yaml', 'oar_config: "1.0"\ndisable: [NO_SUCH_RULE]\n');
+    expectFailure(oarc(['check', RULES, '--capability', CAP, '--config', bad]), 1, 'NO_SUCH_RULE');
+  });
+
+  it('--json reports ok and the diagnostics', () => {
+    const ok = oarc(['check', RULES, '--capability', CAP, '--json']);
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, diagnostics: [] });
+
+    const warned = JSON.parse(oarc(['check', `${FX}/warning-rules.yaml`, '--capability', HOST_CAP, '--json']).stdout) as { ok: boolean; diagnostics: { severity: string; clause: string }[] };
+    expect(warned.ok).toBe(true);
+    expect(warned.diagnostics).toMatchObject([{ severity: 'warning', clause: 'OAR-DOC-31' }]);
+
+    const rules = file('two-errors.yaml', 'oar: "1.0"\nid: X\nkind: policy\nanchor: nowhere\neffect: warn\nwhen: nope > 1\n');
+    const r = oarc(['check', rules, '--capability', CAP, '--json']);
+    expect(r.status).toBe(1);
+    const report = JSON.parse(r.stdout) as { ok: boolean; diagnostics: { severity: string; clause: string; token?: string; source: { file: string; line: number } }[] };
+    expect(report.ok).toBe(false);
+    expect(report.diagnostics.length).toBeGreaterThanOrEqual(1);
+    expect(report.diagnostics[0]).toMatchObject({ severity: 'error', clause: 'OAR-DOC-12', token: 'nowhere', source: { file: rules, line: 4 } });
+  });
+});
+
+describe('oarc eval', () => {
+  const evalGw = (...args: string[]) => ['eval', RULES, '--capability', CAP, '--detectors', DETECTORS, ...args];
+
+  it('decides an occurrence from a file and prints decision, copy and trace', () => {
+    const r = oarc(evalGw('--occurrence', `${GW}/occurrence.json`));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('#1 tool.pre_invoke bash {"command":"rm -rf /"}');
+    expect(r.stdout).toContain('decision: block by acme.security/BLOCK_RM_RF');
+    expect(r.stdout).toContain('  title: Destructive shell command');
+    expect(r.stdout).toContain('  what: The bash call would delete files recursively.');
+    expect(r.stdout).toContain('trace:\n  acme.security/BLOCK_RM_RF:fired\n');
+    expect(r.stderr).toBe('');
+  });
+
+  it('decides a JSON Lines session from stdin, sharing counters across occurrences', () => {
+    const r = oarc(evalGw('--occurrence', '-'), { input: readFileSync(join(ROOT, GW, 'session.jsonl'), 'utf8') });
+    expect(r.status, r.stderr).toBe(0);
+    const blocks = r.stdout.split(/\n(?=#\d+ )/);
+    expect(blocks).toHaveLength(7);
+    expect(blocks.map((b) => /decision: (\w+)/.exec(b)?.[1])).toEqual(['none', 'block', 'block', 'none', 'nudge', 'block', 'transform']);
+    expect(blocks[0]).toContain('on_fire: acme.loops/COUNT_REPEATS increment_counter');
+    expect(blocks[4]).toMatch(/counters:\n {2}acme\.loops\/COUNT_REPEATS#[0-9a-f]{64}: fire_count=2 breaker_count=0/);
+    expect(blocks[5]).toContain('acme.loops/NUDGE_REPEAT:suppressed');
+    expect(blocks[5]).toContain('events:\n  {"rule":"acme.loops/BLOCK_REPEAT","anchor":"tool.pre_invoke","effect":"block"}');
+    expect(blocks[6]).toContain('acme.quality/LONG_OUTPUT:monitored_fired');
+    expect(blocks[6]).toContain('content: "Here is the key you asked for: [REDACTED]. Keep it safe');
+  });
+
+  it('--json prints one Decision per line', () => {
+    const r = oarc(evalGw('--occurrence', '-', '--json'), { input: readFileSync(join(ROOT, GW, 'session.jsonl'), 'utf8') });
+    expect(r.status, r.stderr).toBe(0);
+    const ds = decisions(r.stdout);
+    expect(ds).toHaveLength(7);
+    expect(ds.map((d) => d.decision)).toEqual(['none', 'block', 'block', 'none', 'nudge', 'block', 'transform']);
+    expect(ds[1]).toMatchObject({ code: 'BLOCK_RM_RF', rule: 'acme.security/BLOCK_RM_RF', applied: [{ rule: 'acme.security/BLOCK_RM_RF', outcome: 'fired' }] });
+    expect(ds[5]).toMatchObject({ events: [{ rule: 'acme.loops/BLOCK_REPEAT', anchor: 'tool.pre_invoke', effect: 'block' }], onFire: [{ rule: 'acme.loops/BLOCK_REPEAT', action: 'publish_event' }] });
+    expect(ds[6]).toMatchObject({ content: expect.stringContaining('[REDACTED]'), transforms: [{ rule: 'acme.dlp/REDACT_SECRETS', action: 'redact' }] });
+  });
+
+  it('reads the same session from a .jsonl file and a pretty-printed document from stdin', () => {
+    const fromFile = oarc(evalGw("--occurrence", `${GW}/session.jsonl`, "--json"));
+    const stdin = oarc(evalGw('--occurrence', '-', '--json'), { input: readFileSync(join(ROOT, GW, 'session.jsonl'), 'utf8') });
+    expect(fromFile.stdout).toBe(stdin.stdout);
+    const pretty = oarc(evalGw('--occurrence', '-', '--json'), { input: readFileSync(join(ROOT, GW, 'occurrence.json'), 'utf8') });
+    expect(pretty.status, pretty.stderr).toBe(0);
+    expect(decisions(pretty.stdout).map((d) => d.decision)).toEqual(['block']);
+  });
+
+  it('keeps sessions apart by session_id and --session', () => {
+    const grep = '{"anchor": "tool.pre_invoke", "tool_call": {"name": "grep", "arguments": {"pattern": "x"}}';
+    const two = `${grep}, "session_id": "a"}\n${grep}, "session_id": "b"}\n`;
+    expect(decisions(oarc(evalGw('--occurrence', '-', '--json'), { input: two }).stdout).map((d) => d.decision)).toEqual(['none', 'none']);
+    const same = `${grep}}\n${grep}}\n`;
+    expect(decisions(oarc(evalGw('--occurrence', '-', '--json', '--session', 's1'), { input: same }).stdout).map((d) => d.decision)).toEqual(['none', 'nudge']);
+  });
+
+  it('applies configuration documents to rules compiled in process', () => {
+    const config = file('monitor.yaml', 'oar_config: "1.0"\nenforcement:\n  BLOCK_RM_RF: monitor\n');
+    const r = oarc(evalGw('--config', config, '--occurrence', `${GW}/occurrence.json`));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('decision: none\n');
+    expect(r.stdout).toContain('  acme.security/BLOCK_RM_RF:monitored_fired\n');
+  });
+
+  it('passes facts, and tracks activity unless recent_activity gives the window', () => {
+    const lines = [
+      '{"anchor": "tool.pre_invoke", "tool_call": {"name": "deploy"}, "facts": {"acme.tenant_tier": "free"}}',
+      '{"anchor": "tool.pre_invoke", "tool_call": {"name": "read"}}',
+      '{"anchor": "tool.pre_invoke", "tool_call": {"name": "bash"}}',
+      '{"anchor": "tool.pre_invoke", "tool_call": {"name": "ls"}}',
+      '{"anchor": "tool.pre_invoke", "tool_call": {"name": "ls"}, "recent_activity": []}',
+      '{"anchor": "tool.pre_invoke", "tool_call": {"name": "ls"}, "recent_activity": ["read", "bash"]}',
+    ];
+    const r = oarc(['eval', `${FX}/host-rules.yaml`, '--capability', HOST_CAP, '--occurrence', '-', '--json'], { input: `${lines.join('\n')}\n` });
+    expect(r.status, r.stderr).toBe(0);
+    expect(decisions(r.stdout).map((d) => `${String(d.decision)} ${String(d.code)}`)).toEqual([
+      'block HOST_FACT',
+      'none null',
+      'warn PORTABLE', // its own step is not yet in the window it sees ([OAR-PROF-9])
+      'nudge FLOW', // the window is now [read, bash]
+      'none null',
+      'nudge FLOW',
+    ]);
+  });
+
+  it('keeps integers beyond 2^53 exact', () => {
+    const occ = (n: string) => `{"anchor": "tool.pre_invoke", "tool_call": {"name": "t", "arguments": {"n": ${n}}}}\n`;
+    const run = (n: string) => decisions(oarc(['eval', `${FX}/bigint-rules.yaml`, '--capability', HOST_CAP, '--occurrence', '-', '--json'], { input: occ(n) }).stdout)[0]?.decision;
+    expect(run('9007199254740993')).toBe('block');
+    expect(run('9007199254740992')).toBe('none');
+  });
+
+  it('needs --detectors for a pack with a detector rule', () => {
+    const r = oarc(['eval', RULES, '--capability', CAP, '--occurrence', `${GW}/occurrence.json`]);
+    expectFailure(r, 2, 'rule acme.dlp/REDACT_SECRETS invokes detector://secret-scanner: give --detectors <module>');
+    const empty = file('detectors.mjs', 'export default {};\n');
+    expectFailure(oarc(['eval', RULES, '--capability', CAP, '--detectors', empty, '--occurrence', `${GW}/occurrence.json`]), 1, `detector://secret-scanner, which ${empty} does not implement`);
+    const notFn = file('not-fn.mjs', 'export default { "detector://secret-scanner": 42 };\n');
+    expectFailure(oarc(['eval', RULES, '--capability', CAP, '--detectors', notFn, '--occurrence', `${GW}/occurrence.json`]), 1, 'detector://secret-scanner is not a function');
+    const broken = file('broken.mjs', 'export default {\n');
+    expectFailure(oarc(['eval', RULES, '--capability', CAP, '--detectors', broken, '--occurrence', `${GW}/occurrence.json`]), 1, 'not a valid JavaScript module');
+  });
+
+  it('names an occurrence anchor the host does not have', () => {
+    const core = file('core-anchor.json', '{"anchor": "model.output", "content": "hi"}\n');
+    expectFailure(oarc(evalGw('--occurrence', core)), 1, `${core}:1:2: unknown anchor model.output; host acme.gateway spells core anchor model.output as content.output`);
+    const none = file('no-anchor.json', '{"anchor": "nowhere"}\n');
+    expectFailure(oarc(evalGw('--occurrence', none)), 1, 'unknown anchor nowhere; host acme.gateway has tool.pre_invoke, tool.post_invoke, content.input, content.output');
+  });
+
+  it('rejects an occurrence not in the fixture spelling, naming the member and the line', () => {
+    const r = oarc(evalGw('--occurrence', '-', '--json'), { input: '{"anchor": "tool.pre_invoke"}\n{"anchor": "tool.pre_invoke", "toolCall": {"name": "x"}}\n' });
+    expectFailure(r, 1, '<stdin>:2:');
+    expect(r.stderr).toContain('unknown occurrence member toolCall (write tool_call)');
+    expect(decisions(r.stdout)).toHaveLength(1); // the first line was decided before the second failed
+    expectFailure(oarc(evalGw('--occurrence', '-'), { input: '{"anchor": "tool.pre_invoke", "tool_call": {"name": ""}}\n' }), 1, 'tool_call.name must be a non-empty string');
+    expectFailure(oarc(evalGw('--occurrence', '-'), { input: '{"anchor": "tool.pre_invoke", "facts": []}\n' }), 1, 'facts must be an object');
+    expectFailure(oarc(evalGw('--occurrence', '-'), { input: '' }), 1, '<stdin>: no occurrence given');
+  });
+
+  it('names invalid JSON with its position', () => {
+    const bad = file('bad.json', '{"anchor": "tool.pre_invoke",\n');
+    expectFailure(oarc(evalGw('--occurrence', bad)), 1, new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: .*\\[OAR-DOC-1\\]$`, 'm'));
+  });
+
+  it('needs --occurrence, and a bundle or rules but not both', () => {
+    expectFailure(oarc(['eval', RULES, '--capability', CAP]), 2, 'oarc eval: missing --occurrence <file|->');
+    expectFailure(oarc(['eval', '--occurrence', '-']), 2, 'no bundle or rule files given');
+    expectFailure(oarc(['eval', RULES, 'bundle.mjs', '--capability', CAP, '--occurrence', '-']), 2, 'either one compiled bundle');
+    expectFailure(oarc(['eval', RULES, '--occurrence', '-']), 2, 'oarc eval: missing --capability <file>');
+  });
+
+  it('names a bundle that is missing or not a bundle', () => {
+    expectFailure(oarc(['eval', 'missing.mjs', '--occurrence', '-']), 1, 'oarc eval: cannot read bundle missing.mjs: no such file or directory');
+    const notBundle = file('not-bundle.mjs', 'export default { hello: 1 };\n');
+    expectFailure(oarc(['eval', notBundle, '--occurrence', '-']), 1, `${notBundle}: bundle format undefined`);
+    const outside = join(tmp, 'outside.mjs');
+    expect(oarc(['compile', RULES, '--capability', CAP, '-o', outside]).status).toBe(0);
+    expectFailure(oarc(['eval', outside, '--detectors', DETECTORS, '--occurrence', `${GW}/occurrence.json`]), 1, 'recompile it with --runtime <specifier>');
+  });
+});
+
+describe('oarc portability', () => {
+  it('reports the example pack portable', () => {
+    const r = oarc(['portability', RULES, '--capability', CAP]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('acme.security/BLOCK_RM_RF: portable\n');
+    expect(r.stdout).toContain('7 rules: 7 portable, 0 not portable (host acme.gateway)\n');
+  });
+
+  it('names the host anchor and host-tier fact that make a rule non-portable, without failing', () => {
+    const r = oarc(['portability', `${FX}/host-rules.yaml`, '--capability', HOST_CAP]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('acme.e2e/HOST_ANCHOR: not portable\n  - host-native anchor gateway.pre_render\n');
+    expect(r.stdout).toContain('acme.e2e/HOST_FACT: not portable\n  - host-tier fact acme.tenant_tier\n');
+    expect(r.stdout).toContain('acme.e2e/PORTABLE: portable\n');
+    expect(r.stdout).toContain('acme.e2e/FLOW: portable\n  note: flow of 2 steps');
+    expect(r.stdout).toContain('4 rules: 2 portable, 2 not portable');
+  });
+
+  it('--json gives the report; --strict fails on a non-portable rule', () => {
+    const r = oarc(['portability', `${FX}/host-rules.yaml`, '--capability', HOST_CAP, '--json', '--strict']);
+    expect(r.status).toBe(1);
+    const report = JSON.parse(r.stdout) as { ok: boolean; portable: boolean; rules: { rule: string; portable: boolean; reasons: string[] }[] };
+    expect(report.ok).toBe(true);
+    expect(report.portable).toBe(false);
+    expect(report.rules.find((e) => e.rule === 'acme.e2e/HOST_FACT')).toEqual({ rule: 'acme.e2e/HOST_FACT', portable: false, reasons: ['host-tier fact acme.tenant_tier'], notes: [] });
+    expect(oarc(['portability', RULES, '--capability', CAP, '--strict']).status).toBe(0);
+  });
+
+  it('fails only when the pack does not load', () => {
+    expectFailure(oarc(['portability', 'nope.yaml', '--capability', CAP]), 1, 'nope.yaml:1:1: cannot read `nope.yaml`: no such file or directory [OAR-DOC-1]');
+  });
+});
+
+describe('oarc conformance and bench delegate', () => {
+  it('runs conformance fixtures through the conformance runner', () => {
+    const r = oarc(['conformance', `${FX}/conformance-block.json`]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('1 passed, 0 failed, 0 skipped');
+  });
+
+  it('runs a quick benchmark section through the harness', () => {
+    const r = oarc(['bench', '--quick', '--only=conditions']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^# oarc benchmarks \(--quick/);
+    expect(r.stderr).toContain('== conditions');
+    expectNoStack(r);
+  });
+
+  it('bench checks its own flags', () => {
+    expectFailure(oarc(['bench', '--only=']), 2, 'oarc bench: option --only needs at least one benchmark name');
+    expectFailure(oarc(['bench', '--fast']), 2, 'oarc bench: unknown option --fast');
+    expectFailure(oarc(['bench', '--only=nope']), 2, 'oarc bench: unknown benchmark nope; the benchmarks are conditions, decide, alloc, compile');
+  });
+});
+
+describe('user errors: one line, the right status, no stack trace', () => {
+  it('a missing rule file', () => {
+    expectFailure(oarc(['check', 'no/such/rules.yaml', '--capability', CAP]), 1, 'no/such/rules.yaml:1:1: cannot read `no/such/rules.yaml`: no such file or directory [OAR-DOC-1]');
+  });
+
+  it('a missing capability or occurrence file', () => {
+    expectFailure(oarc(['check', RULES, '--capability', 'nope.yaml']), 1, 'nope.yaml:1:1: cannot read `nope.yaml`');
+    expectFailure(oarc(['eval', RULES, '--capability', CAP, '--detectors', DETECTORS, '--occurrence', 'nope.json']), 1, 'oarc eval: cannot read occurrence file nope.json: no such file or directory');
+  });
+
+  it('invalid YAML', () => {
+    const bad = file('invalid.yaml', 'oar: "1.0"\nid: X\nanchor: [unclosed\nkind: policy\n');
+    const r = oarc(['check', bad, '--capability', CAP]);
+    expectFailure(r, 1, new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: YAML syntax error`, 'm'));
+    expect(r.stderr).toContain('[OAR-DOC-1]');
+    expect(r.stderr).toContain('oarc check: 1 error');
+  });
+
+  it('an unknown anchor in a rule', () => {
+    const rules = file('anchor.yaml', 'oar: "1.0"\nid: X\nkind: policy\nanchor: tool.pre_invok\neffect: warn\n');
+    expectFailure(oarc(['check', rules, '--capability', CAP]), 1, `${rules}:4:1: rule X names anchor tool.pre_invok, which is neither a core anchor nor in the host anchor catalogue [OAR-DOC-12]`);
+  });
+
+  it('an unknown flag', () => {
+    const r = oarc(['check', RULES, '--capability', CAP, '--frobnicate']);
+    expectFailure(r, 2, "oarc check: unknown option --frobnicate\nRun 'oarc check --help' for usage.\n");
+    expect(r.stdout).toBe('');
+    expectFailure(oarc(['check', RULES, '--capability', CAP, '--json=yes']), 2, 'oarc check: option --json takes no value');
+    expectFailure(oarc(['--frobnicate']), 2, 'oarc: unknown option --frobnicate');
+  });
+
+  it('a missing --capability', () => {
+    const r = oarc(['compile', RULES, '-o', join(tmp, 'x.mjs')]);
+    expectFailure(r, 2, 'oarc compile: missing --capability <file>');
+    expectFailure(oarc(['check', RULES, '--capability']), 2, 'oarc check: option --capability needs a value');
+    expectFailure(oarc(['portability', RULES]), 2, 'oarc portability: missing --capability <file>');
+  });
+
+  it('no rule files, and an unknown command', () => {
+    expectFailure(oarc(['check', '--capability', CAP]), 2, 'oarc check: no rule files given');
+    expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench');
+  });
+});
