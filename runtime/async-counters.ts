@@ -26,11 +26,21 @@ export class SnapshotStore implements CounterStore {
   private readonly values = new Map<string, CounterValues>();
   readonly pending: CounterOp[] = [];
 
-  constructor(keys: readonly CounterKey[], values: readonly CounterValues[]) {
-    keys.forEach((k, i) => this.values.set(counterKeyString(k), { ...(values[i] ?? ZERO) }));
+  /**
+   * `readFailure`: the batch read failed, and every read says so. `writeFailure`: the batch write
+   * failed, and every write says so — the engine then routes each writing rule to its `on_error`.
+   */
+  constructor(
+    keys: readonly CounterKey[],
+    readonly initial: readonly CounterValues[],
+    private readonly readFailure?: string,
+    private readonly writeFailure?: string,
+  ) {
+    keys.forEach((k, i) => this.values.set(counterKeyString(k), { ...(initial[i] ?? ZERO) }));
   }
 
   read(key: CounterKey): CounterValues {
+    if (this.readFailure !== undefined) throw new Error(this.readFailure);
     const v = this.values.get(counterKeyString(key));
     if (v === undefined) throw new Error(`oarc: counter ${key.rule} was not in the snapshot read before evaluation`);
     return v;
@@ -38,6 +48,7 @@ export class SnapshotStore implements CounterStore {
 
   /** Collects the ops and applies them to the snapshot, so the decision reports the new values. */
   apply(ops: readonly CounterOp[]): void {
+    if (this.writeFailure !== undefined) throw new Error(this.writeFailure);
     for (const op of ops) {
       this.pending.push(op);
       const k = counterKeyString(op.key);

@@ -43,6 +43,10 @@ export interface BundleRule {
   copy: Partial<Record<CopyMember, CopyProgram>>;
   /** Slot of the `counter_scope` fact ([OAR-FIRE-10]). */
   counterScope?: number;
+  /** Does the condition or copy read this rule's own `fire_count` / `breaker_count`? */
+  readsCounters: boolean;
+  /** Qualified identifiers whose counters `fire_count_of` / `breaker_count_of` read ([OAR-FIRE-11]). */
+  counterReads: string[];
   /** `file:line:col` of the rule document (DESIGN: code generation rule 4). */
   source: string;
 }

@@ -28,6 +28,7 @@
  */
 import { checkBundle, type Bundle, type BundleRule } from './bundle.js';
 import { MemoryCounterStore, counterKeyString, counterName, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
+import { SnapshotStore, type AsyncCounterStore } from './async-counters.js';
 import { renderCopyObject } from './copy.js';
 import { RESERVED_DETECTORS, type Detector } from './detectors.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
@@ -42,6 +43,8 @@ export interface EventSink {
 
 export interface EngineOptions {
   counters?: CounterStore;
+  /** The store `decideAsync` reads and writes (e.g. `RedisCounterStore` from `oarc/redis`). */
+  asyncCounters?: AsyncCounterStore;
   events?: EventSink;
   /** Detector implementations by `detector://` reference; the three reserved ones are built in. */
   detectors?: Readonly<Record<string, Detector>>;
@@ -50,6 +53,13 @@ export interface EngineOptions {
 export interface Engine {
   readonly bundle: Bundle;
   decide(occurrence: Occurrence): Decision;
+  /**
+   * Decide against a counter store behind a network (a store shared by replicas): one batched
+   * read of every counter the selected rules may observe, before evaluation, and one atomic
+   * batched write of every increment and reset, after it — never a round trip per rule, and none
+   * when no selected rule reads or writes a counter. Requires `asyncCounters` in the options.
+   */
+  decideAsync(occurrence: Occurrence): Promise<Decision>;
   /** The recent activity window of a session, oldest step first ([OAR-FACT-12], [OAR-PROF-9]). */
   activity(session: string): readonly string[];
 }
@@ -80,6 +90,7 @@ export function createEngine(bundle: Bundle, options: EngineOptions = {}): Engin
 
 class RuleEngine implements Engine {
   private readonly counters: CounterStore;
+  private readonly asyncCounters?: AsyncCounterStore;
   private readonly events?: EventSink;
   private readonly facts: OccurrenceFacts;
   private readonly byAnchor = new Map<string, AnchorRules>();
@@ -97,6 +108,7 @@ class RuleEngine implements Engine {
     options: EngineOptions,
   ) {
     this.counters = options.counters ?? new MemoryCounterStore();
+    if (options.asyncCounters) this.asyncCounters = options.asyncCounters;
     if (options.events) this.events = options.events;
     this.facts = new OccurrenceFacts(bundle.symbols);
     const detectors = { ...RESERVED_DETECTORS, ...options.detectors };
@@ -144,17 +156,97 @@ class RuleEngine implements Engine {
   }
 
   decide(occ: Occurrence): Decision {
+    const decision = this.run(occ, this.counters, this.events);
+    this.recordActivity(occ, occ.session ?? DEFAULT_SESSION, decision.decision);
+    return decision;
+  }
+
+  async decideAsync(occ: Occurrence): Promise<Decision> {
+    const store = this.asyncCounters;
+    if (store === undefined) throw new Error('oarc: decideAsync needs an asyncCounters store in the engine options');
+    // One batched read of every counter the selected rules may observe ([OAR-FIRE-6]). A read that
+    // fails leaves the snapshot empty: every rule that reads a counter then cannot be evaluated.
+    const keys = this.plannedKeys(occ);
+    let snapshot: SnapshotStore;
+    try {
+      snapshot = new SnapshotStore(keys, keys.length === 0 ? [] : await store.readMany(keys));
+    } catch (e) {
+      snapshot = new SnapshotStore([], [], `the counter store could not be read: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const published = new Set<string>();
+    const sink = this.events;
+    const recording: EventSink | undefined = sink && {
+      publish: (event) => {
+        sink.publish(event);
+        published.add(event.rule);
+      },
+    };
+    let decision = this.run(occ, snapshot, recording);
+    // One atomic batched write of the increments and resets, after the decision.
+    if (snapshot.pending.length > 0) {
+      try {
+        await store.applyMany(snapshot.pending);
+      } catch (e) {
+        // [OAR-FIRE-9] the increments were not applied: every rule that declared one cannot be
+        // evaluated. Decide again against a snapshot that refuses writes, so each takes its
+        // on_error; events already published for a rule are not published twice.
+        const refusing = new SnapshotStore(keys, snapshot.initial, undefined, `the counter store refused the write: ${e instanceof Error ? e.message : String(e)}`);
+        decision = this.run(occ, refusing, sink && { publish: (event) => void (published.has(event.rule) || sink.publish(event)) });
+      }
+    }
+    this.recordActivity(occ, occ.session ?? DEFAULT_SESSION, decision.decision);
+    return decision;
+  }
+
+  /** Evaluate one occurrence against `store` (reads, then writes after the decision) and `sink`. */
+  private run(occ: Occurrence, store: CounterStore, sink: EventSink | undefined): Decision {
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     const facts = this.facts;
     this.written.clear();
-    facts.reset(occ, anchorValue, { store: this.counters, session, scopeOf: this.scopeOf, written: this.written });
+    facts.reset(occ, anchorValue, { store, session, scopeOf: this.scopeOf, written: this.written });
     const candidates = this.byAnchor.get(occ.anchor);
-    const run = new Occ(this, facts, occ, session, anchorValue);
+    const run = new Occ(this, facts, occ, session, anchorValue, store, sink);
     if (candidates !== undefined) run.evaluate(this.order(this.select(candidates, run), candidates.reorders));
-    const decision = run.finish();
-    this.recordActivity(occ, session, decision.decision);
-    return decision;
+    return run.finish();
+  }
+
+  /**
+   * The counters an occurrence may read: for every selected rule that reads its own counters or
+   * declares a counter action, its own key; for every `fire_count_of` / `breaker_count_of` target,
+   * the target's key under the target's own scope at this occurrence ([OAR-FIRE-11]); and the same
+   * for a substitute whose copy an `on_error` block may render. A scope fact that cannot be read is
+   * left out: the rule that needs it fails on that read, before it would reach the store.
+   */
+  private plannedKeys(occ: Occurrence): CounterKey[] {
+    const candidates = this.byAnchor.get(occ.anchor);
+    if (candidates === undefined) return [];
+    const session = occ.session ?? DEFAULT_SESSION;
+    const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
+    const planning = new SnapshotStore([], []);
+    this.facts.reset(occ, anchorValue, { store: planning, session, scopeOf: this.scopeOf });
+    const probe = new Occ(this, this.facts, occ, session, anchorValue, planning, undefined);
+    const keys = new Map<string, CounterKey>();
+    const add = (qid: string) => {
+      const scope = this.scopeOf.get(qid) ?? -1;
+      let key: CounterKey;
+      if (scope < 0) key = { rule: qid, session };
+      else {
+        try {
+          key = { rule: qid, session, scope: this.facts.fact(scope) as string };
+        } catch {
+          return;
+        }
+      }
+      keys.set(counterKeyString(key), key);
+    };
+    for (const r of this.select(candidates, probe)) {
+      if (r.b.readsCounters || r.b.onFire.some((a) => a !== 'publish_event')) add(r.qid);
+      for (const t of r.b.counterReads) add(t);
+      const sub = typeof r.b.onError === 'object' ? this.byQid.get(r.b.onError.rule) : undefined;
+      if (sub !== undefined && sub.b.readsCounters) add(sub.qid);
+    }
+    return [...keys.values()];
   }
 
   /**
@@ -236,13 +328,6 @@ class RuleEngine implements Engine {
     return this.byQid.get(qid);
   }
 
-  get sink(): EventSink | undefined {
-    return this.events;
-  }
-
-  get store(): CounterStore {
-    return this.counters;
-  }
 }
 
 function toRaise(e: unknown): Raise {
@@ -278,6 +363,8 @@ class Occ {
     private readonly occ: Occurrence,
     private readonly session: string,
     private readonly anchorValue: string,
+    private readonly store: CounterStore,
+    private readonly sink: EventSink | undefined,
   ) {}
 
   selectorFailure(r: Rule, raise: Raise): void {
@@ -430,7 +517,7 @@ class Occ {
       }
     }
     const counters: Decision['counters'] = {};
-    for (const [name, key] of changed) counters[name] = { ...this.engine.store.read(key) };
+    for (const [name, key] of changed) counters[name] = { ...this.store.read(key) };
 
     const decision: Decision = {
       decision: resolved.effect,
@@ -465,8 +552,8 @@ class Occ {
       // [OAR-FIRE-6] keep the value this occurrence read, for anything evaluated or rendered after
       // this write (a decision resolved again, evaluation resumed after a failed block).
       const ks = counterKeyString(key as CounterKey);
-      if (!this.engine.written.has(ks)) this.engine.written.set(ks, { ...this.engine.store.read(key as CounterKey) });
-      this.engine.store.apply(ops);
+      if (!this.engine.written.has(ks)) this.engine.written.set(ks, { ...this.store.read(key as CounterKey) });
+      this.store.apply(ops);
       for (const op of ops) onFire.push({ rule: r.qid, action: op.action });
       ops.length = 0;
       changed.set(counterName(key as CounterKey), key as CounterKey);
@@ -476,7 +563,7 @@ class Occ {
         if (action === 'publish_event') {
           flush();
           const event: EventRecord = { rule: r.qid, anchor: this.anchorValue, effect: r.b.effect };
-          this.engine.sink?.publish(event);
+          this.sink?.publish(event);
           events.push(event);
           onFire.push({ rule: r.qid, action });
         } else {

@@ -115,6 +115,8 @@ function ruleData(r: CheckedRule, enforcement: Enforcement, when: (c: NonNullabl
     detector: r.detector,
     copy: r.copy,
     counterScope: r.counterScope?.slot,
+    readsCounters: r.references.some((s) => s.tier.kind === 'core' && (s.name === 'fire_count' || s.name === 'breaker_count')),
+    counterReads: [...r.counterReads],
     source: sourceOf(r),
   };
   return b;
