@@ -27,10 +27,17 @@
  * file name stem, that cannot be read, or whose `covers` names an unknown or retired clause; an
  * exemption naming an unknown or retired clause, lacking `test` or `why`, or whose test file does
  * not exist or does not mention the clause id.
+ *
+ * `checkCoverageFiles` (and so the command) also lints the corpus (corpus-lint.ts): a fixture using
+ * host anchors or host facts without covering a clause that justifies them, or supplying a fact
+ * outside its declared vocabulary ([OAR-CONF-23]); and a capability declaration whose removal leaves
+ * the fixture's outcome unchanged, found by re-running the fixture in process without it
+ * ([OAR-CONF-36]). Each violation is a problem like any other.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lintCorpus, type CorpusLintResult } from './corpus-lint.js';
 
 export interface Clause {
   id: string;
@@ -93,6 +100,8 @@ export interface CoverageResult {
   uncovered: string[];
   /** Every other problem, one line each. */
   problems: string[];
+  /** The corpus lint, when it was run (`checkCoverageFiles`); its problems are in `problems` too. */
+  lint?: CorpusLintResult;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -199,6 +208,16 @@ export function renderCoverage(r: CoverageResult): string {
     lines.push(`problems (${r.problems.length}):`);
     for (const p of r.problems) lines.push(`  ${p}`);
   }
+  if (r.lint !== undefined) {
+    if (r.lint.notJudged.length > 0) {
+      lines.push(`fixtures whose capability declarations could not be judged (${r.lint.notJudged.length}):`);
+      for (const n of r.lint.notJudged) lines.push(`  ${n}`);
+    }
+    lines.push(
+      `corpus lint [OAR-CONF-23] [OAR-CONF-36]: ${r.lint.fixtures} fixtures, ${r.lint.runs} runs to test capability declarations, ` +
+        `${r.lint.notJudged.length} not judged, ${Math.round(r.lint.ms)} ms`,
+    );
+  }
   lines.push(
     `${r.clauses.length} clauses defined (${r.clauses.filter((c) => c.retired).length} retired); ${r.required.length} normative MUST clauses: ` +
       `${covered} covered by fixtures, ${exemptOnly} exempt, ${r.uncovered.length} uncovered`,
@@ -248,12 +267,13 @@ export function defaultPaths(root = repoRoot()): CoveragePaths {
   };
 }
 
-/** Read the files the check needs and run it. */
+/** Read the files the check needs and run it, with the corpus lint. */
 export function checkCoverageFiles(paths: CoveragePaths): CoverageResult {
   const rel = (f: string) => relative(paths.root, f) || f;
-  return checkCoverage({
+  const fixtures = fixtureFiles(paths.fixtures).map((f) => ({ file: rel(f), text: readFileSync(f, 'utf8') }));
+  const result = checkCoverage({
     specText: readFileSync(paths.spec, 'utf8'),
-    fixtures: fixtureFiles(paths.fixtures).map((f) => ({ file: rel(f), text: readFileSync(f, 'utf8') })),
+    fixtures,
     ...(existsSync(paths.exempt) ? { exemptText: readFileSync(paths.exempt, 'utf8') } : {}),
     readTest: (p) => {
       const f = resolve(paths.root, p);
@@ -264,6 +284,10 @@ export function checkCoverageFiles(paths: CoveragePaths): CoverageResult {
       }
     },
   });
+  // The host-tier clause list is held to the real specification by its unit test, not here: this
+  // check also runs against other specification texts (its own tests use toy ones).
+  const lint = lintCorpus(fixtures);
+  return { ...result, problems: [...result.problems, ...lint.problems], lint };
 }
 
 const USAGE = 'usage: node dist/conformance/coverage.js [spec.md] [--fixtures <dir>] [--exempt <file>]';

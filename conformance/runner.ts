@@ -173,6 +173,20 @@ const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o,
 export interface RunOptions {
   /** Run conditions compiled (default) or through the tree-walking interpreter. */
   backend?: Backend;
+  /**
+   * Called with what the real loader and engine produced, whatever the verdict: the load's error
+   * diagnostics (empty when the rules loaded) and, when they loaded, each occurrence's decision in
+   * order. Not called for a case errored or skipped before loading, or one whose engine threw. The
+   * corpus lint ([OAR-CONF-36]) compares these between a fixture and the fixture with one
+   * capability declaration removed.
+   */
+  observe?: (o: RunObservation) => void;
+}
+
+/** What one run of a fixture produced, for `RunOptions.observe`. */
+export interface RunObservation {
+  loadErrors: readonly Diagnostic[];
+  decisions: readonly Decision[];
 }
 
 /** Run every fixture under `paths` (files, or directories searched for `*.json`) and report. */
@@ -258,6 +272,7 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
     ...(gaps.length > 0 ? { capabilityOptions: { engineMaxNodes: Number.POSITIVE_INFINITY } } : {}),
   });
   const loadErrors = loaded.ok ? [] : loaded.diagnostics.filter((d) => d.severity === 'error');
+  if (!loaded.ok) opts.observe?.({ loadErrors, decisions: [] });
 
   if (hasOwn(fx.expected, 'error')) {
     const token = fx.expected.error as string;
@@ -295,6 +310,7 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
   const mismatches: Mismatch[] = [];
   const runCounters: Record<string, CounterValues> = {};
   let last: Decision | undefined;
+  const decisions: Decision[] = [];
   occurrences.forEach((o, i) => {
     let decision: Decision;
     try {
@@ -307,8 +323,10 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
       mismatches.push(...compareExpected(o.expected, { decision, counters: decision.counters }, counterRules, `occurrences[${i}].`));
     }
     last = decision;
+    decisions.push(decision);
   });
   if (last === undefined) throw new Error('no occurrence was evaluated');
+  opts.observe?.({ loadErrors: [], decisions });
   // The fixture-level expectation describes the final occurrence, and counters the whole run.
   mismatches.push(...compareExpected(fx.expected, { decision: last, counters: runCounters }, counterRules));
   return mismatches.length === 0 ? finish(base, notes) : failed(base, notes, mismatches);
