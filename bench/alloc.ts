@@ -51,7 +51,7 @@ export interface AllocResult {
   sizes: { size: number; variants: Record<string, AllocVariant> }[];
 }
 
-type Gc = () => void;
+export type Gc = () => void;
 
 /** `global.gc`, switching `--expose-gc` on at run time when the process was started without it. */
 export function ensureGc(): { gc: Gc; exposed: boolean } {
@@ -93,7 +93,8 @@ function cycler(r: Runner, stream: readonly Occurrence[]): (n: number) => number
   };
 }
 
-function measure(gc: Gc, r: Runner, stream: readonly Occurrence[], n: number, repeats: number, quick: boolean): AllocVariant {
+/** Every allocation figure of one runner over a stream (exported for side-by-side engine experiments). */
+export function measureAllocation(gc: Gc, r: Runner, stream: readonly Occurrence[], n: number, repeats: number, quick: boolean): AllocVariant {
   const run = cycler(r, stream);
   run(Math.min(n, 20_000)); // warm up: optimised code allocates differently from the interpreter's
   const perDecision: number[] = [];
@@ -157,8 +158,8 @@ export function runAllocBench(opts: AllocOptions = {}): AllocResult {
   for (const size of sizes) {
     const p = preparePack(size, streamLength, opts.seed);
     const variants: Record<string, AllocVariant> = {
-      compiled: measure(gc, engineRunner(p.compiled), p.stream, decisions, repeats, quick),
-      hand: measure(gc, { decide: (o) => p.baseline.decide(o), reset: () => p.baseline.reset() }, p.stream, decisions, repeats, quick),
+      compiled: measureAllocation(gc, engineRunner(p.compiled), p.stream, decisions, repeats, quick),
+      hand: measureAllocation(gc, { decide: (o) => p.baseline.decide(o), reset: () => p.baseline.reset() }, p.stream, decisions, repeats, quick),
     };
     out.push({ size, variants });
     log(`alloc: ${size} rules: compiled ${Math.round((variants.compiled as AllocVariant).bytesPerDecision)} B/decision`);

@@ -72,11 +72,10 @@ interface Samples {
   wall: number[];
 }
 
-let clock: Clock = 'cpu';
-const timer = () => (clock === 'cpu' ? { now: cpuNow } : { timestampProvider: 'hrtimeNow' as const });
+const timer = (clock: Clock) => (clock === 'cpu' ? { now: cpuNow } : { timestampProvider: 'hrtimeNow' as const });
 
-function runOnce(name: string, fn: () => unknown): number {
-  const bench = new Bench({ time: 0, iterations: 1, warmup: false, throws: true, retainSamples: true, ...timer() });
+function runOnce(clock: Clock, name: string, fn: () => unknown): number {
+  const bench = new Bench({ time: 0, iterations: 1, warmup: false, throws: true, retainSamples: true, ...timer(clock) });
   bench.add(name, fn);
   const [task] = bench.runSync() as [Task];
   const r = task.result;
@@ -84,8 +83,8 @@ function runOnce(name: string, fn: () => unknown): number {
   return r.latency.mean;
 }
 
-async function runOnceAsync(name: string, fn: () => Promise<unknown>): Promise<number> {
-  const bench = new Bench({ time: 0, iterations: 1, warmup: false, throws: true, retainSamples: true, ...timer() });
+async function runOnceAsync(clock: Clock, name: string, fn: () => Promise<unknown>): Promise<number> {
+  const bench = new Bench({ time: 0, iterations: 1, warmup: false, throws: true, retainSamples: true, ...timer(clock) });
   bench.add(name, fn);
   const [task] = (await bench.run()) as [Task];
   const r = task.result;
@@ -106,7 +105,7 @@ export async function runCompileBench(opts: CompileOptions = {}): Promise<Compil
   const sizes = opts.sizes ?? (quick ? [10, 100] : [10, 100, 1000, 10_000]);
   const rounds = opts.rounds ?? (quick ? 1 : 4);
   const log = opts.log ?? (() => {});
-  clock = opts.clock ?? 'cpu';
+  const clock = opts.clock ?? 'cpu';
   const runtimeFile = join(packageRoot(), 'dist', 'runtime', 'index.js');
   if (!existsSync(runtimeFile)) throw new Error(`bench: ${runtimeFile} is missing; the import benchmark needs a built runtime (npm run build)`);
   const runtime = pathToFileURL(runtimeFile).href;
@@ -149,7 +148,7 @@ export async function runCompileBench(opts: CompileOptions = {}): Promise<Compil
           let emit = 0;
           let wall = 0;
           const now = clock === 'cpu' ? cpuNow : () => performance.now();
-          const ms = runOnce(`compile:${job.size}`, () => {
+          const ms = runOnce(clock, `compile:${job.size}`, () => {
             const w0 = performance.now();
             const t0 = now();
             const r = loadPackTexts(packTexts(pack));
@@ -170,14 +169,14 @@ export async function runCompileBench(opts: CompileOptions = {}): Promise<Compil
         } else if (job.what === 'import') {
           const url = `${files.get(job.size) as string}?i=${importCounter++}`;
           let bundle: unknown;
-          const ms = await runOnceAsync(`import:${job.size}`, async () => {
+          const ms = await runOnceAsync(clock, `import:${job.size}`, async () => {
             bundle = ((await import(url)) as { default: unknown }).default;
           });
           checkBundle(bundle);
           if (record) s.import.push(ms);
         } else {
           const bundle = ((await import(`${files.get(job.size) as string}?check`)) as { default: Bundle }).default;
-          const ms = runOnce(`engine:${job.size}`, () => createEngine(bundle));
+          const ms = runOnce(clock, `engine:${job.size}`, () => createEngine(bundle));
           if (record) s.engine.push(ms);
         }
       }

@@ -7,8 +7,10 @@
  *   hand-written — decide-baseline.ts: a bespoke guard generated from the same rule list
  *
  * all in one process, in one run, interleaved: every round runs every task once, in a shuffled
- * order, and each reported number is a median over rounds (or over pooled per-call samples, for
- * latency percentiles). Before anything is timed, every variant must return deep-equal decisions on
+ * order, and each reported time is a median over rounds (or over pooled per-call samples, for
+ * latency percentiles). Each reported ratio is paired: the median over rounds of the ratio within a
+ * round, so a change in the machine's load between rounds cancels out instead of landing on one
+ * side (the ratio of the medians is kept in the JSON too). Before anything is timed, every variant must return deep-equal decisions on
  * every occurrence of the stream — decision, code, rule, copy, advisories, trace, side-effects,
  * events, counters, transforms, content — or the run aborts naming the occurrence and the field.
  *
@@ -353,7 +355,17 @@ export interface SizeResult {
   size: number;
   mix: StreamMix;
   variants: Record<string, VariantResult>;
-  ratios: { compiledVsHand: number; interpreterVsCompiled: number; compiledVsHandP50: number; compiledVsHandP99: number };
+  /** Paired (median of per-round ratios) unless named otherwise. */
+  ratios: {
+    compiledVsHand: number;
+    interpreterVsCompiled: number;
+    compiledVsHandWall: number;
+    compiledVsHandP50: number;
+    compiledVsHandP99: number;
+    /** Ratio of the medians, for comparison with the paired figures. */
+    compiledVsHandOfMedians: number;
+    interpreterVsCompiledOfMedians: number;
+  };
 }
 
 export interface GrowthResult {
@@ -362,7 +374,7 @@ export interface GrowthResult {
   selectedRules: number;
   /** ns per decision by size and variant. */
   ns: Record<string, Record<string, number>>;
-  /** ns(largest) / ns(smallest), per variant. */
+  /** ns(largest) / ns(smallest), per variant, paired by round. */
   ratio: Record<string, number>;
   /** Extra ns per rule bound to the anchor but not selected, compiled: (ns(max) − ns(min)) / Δrules. */
   nsPerUnselectedRule: Record<string, number>;
@@ -380,6 +392,11 @@ export interface DecideResult {
 }
 
 export const VARIANT_LABEL: Readonly<Record<string, string>> = { compiled: 'compiled', interpreter: 'interpreter', hand: 'hand-written' };
+
+/** The median over rounds of a[i] / b[i]: both recorded in the same round. */
+export function paired(a: readonly number[], b: readonly number[]): number {
+  return median(a.map((x, i) => x / (b[i] as number)));
+}
 
 function runTask(t: TimedTask, taskMs: number, record: boolean, clock: Clock): void {
   const latency = t.kind === 'latency';
@@ -507,15 +524,19 @@ export function runDecideBench(opts: DecideOptions = {}): DecideResult {
     const c = vr.compiled as VariantResult;
     const h = vr.hand as VariantResult;
     const it = vr.interpreter as VariantResult;
+    const st = (v: string) => find('stream', size, v);
     return {
       size,
       mix: mixes.get(size) as StreamMix,
       variants: vr,
       ratios: {
-        compiledVsHand: c.streamNs / h.streamNs,
-        interpreterVsCompiled: it.streamNs / c.streamNs,
+        compiledVsHand: paired(st('compiled').values, st('hand').values),
+        interpreterVsCompiled: paired(st('interpreter').values, st('compiled').values),
+        compiledVsHandWall: paired(st('compiled').wall, st('hand').wall),
         compiledVsHandP50: c.p50Ns / h.p50Ns,
         compiledVsHandP99: c.p99Ns / h.p99Ns,
+        compiledVsHandOfMedians: c.streamNs / h.streamNs,
+        interpreterVsCompiledOfMedians: it.streamNs / c.streamNs,
       },
     };
   });
@@ -530,7 +551,7 @@ export function runDecideBench(opts: DecideOptions = {}): DecideResult {
       ns[v] = Object.fromEntries(sizes.map((s) => [String(s), median(find('growth', s, v, gc).values)]));
       const a = ns[v][String(lo)] as number;
       const b = ns[v][String(hi)] as number;
-      ratio[v] = b / a;
+      ratio[v] = paired(find('growth', hi, v, gc).values, find('growth', lo, v, gc).values);
       perRule[v] = (b - a) / (toolRules(hi) - toolRules(lo));
     }
     return { case: gc, selectedRules: selectedCount[gc], ns, ratio, nsPerUnselectedRule: perRule };
@@ -584,7 +605,7 @@ export function renderDecide(r: DecideResult): string {
     );
   }
   out.push('');
-  out.push('Noise: the largest relative IQR of the per-round medians among the variants.');
+  out.push('Ratios are paired: the median over rounds of the ratio within a round. Noise: the largest relative IQR of the per-round medians among the variants.');
   out.push('');
   out.push('### Latency per decision (wall clock) and the same stream batches by the wall clock');
   out.push('');
@@ -594,7 +615,7 @@ export function renderDecide(r: DecideResult): string {
     out.push(
       `| ${s.size} | ${vs.map((v) => `${fmtNs((s.variants[v] as VariantResult).p50Ns)} | ${fmtNs((s.variants[v] as VariantResult).p99Ns)}`).join(' | ')} | ` +
         `${fmtX(s.ratios.compiledVsHandP50)} | ${fmtX(s.ratios.compiledVsHandP99)} | ` +
-        `${vs.map((v) => fmtNs((s.variants[v] as VariantResult).wallNs)).join(' | ')} | ${fmtX((s.variants.compiled as VariantResult).wallNs / (s.variants.hand as VariantResult).wallNs)} |`,
+        `${vs.map((v) => fmtNs((s.variants[v] as VariantResult).wallNs)).join(' | ')} | ${fmtX(s.ratios.compiledVsHandWall)} |`,
     );
   }
   out.push('');

@@ -102,6 +102,8 @@ class RuleEngine implements Engine {
   readonly written = new Map<string, CounterValues>();
   private readonly preInvoke?: string;
   private readonly toolSlot: number;
+  /** Names of declared facts (not functions): a function value under one is a lazy provider. */
+  private readonly factNames: ReadonlySet<string>;
 
   constructor(
     readonly bundle: Bundle,
@@ -117,6 +119,7 @@ class RuleEngine implements Engine {
     const pre = bundle.capability.coreAnchors['tool.pre_invoke'];
     if (pre !== undefined) this.preInvoke = pre;
     this.toolSlot = bundle.symbols.findIndex((s) => s.name === 'tool');
+    this.factNames = new Set(bundle.symbols.filter((s) => s.kind === 'fact').map((s) => s.name));
 
     const grouped = new Map<string, Rule[]>();
     for (const b of bundle.rules) {
@@ -161,9 +164,13 @@ class RuleEngine implements Engine {
     return decision;
   }
 
-  async decideAsync(occ: Occurrence): Promise<Decision> {
+  async decideAsync(input: Occurrence): Promise<Decision> {
     const store = this.asyncCounters;
     if (store === undefined) throw new Error('oarc: decideAsync needs an asyncCounters store in the engine options');
+    // Planning, evaluation and a re-evaluation after a failed write each start from a fresh fact
+    // cache: a lazy provider is still asked at most once for the occurrence ([OAR-FACT-11]).
+    const occ = this.memoizeProviders(input);
+    const session = occ.session ?? DEFAULT_SESSION;
     // One batched read of every counter the selected rules may observe ([OAR-FIRE-6]). A read that
     // fails leaves the snapshot empty: every rule that reads a counter then cannot be evaluated.
     const keys = this.plannedKeys(occ);
@@ -182,6 +189,9 @@ class RuleEngine implements Engine {
       },
     };
     let decision = this.run(occ, snapshot, recording);
+    // [OAR-PROF-9] the step is read while the fact reader still holds this occurrence: other
+    // occurrences may be decided while the write below is in flight.
+    let step = this.toolStep(occ);
     // One atomic batched write of the increments and resets, after the decision.
     if (snapshot.pending.length > 0) {
       try {
@@ -192,10 +202,65 @@ class RuleEngine implements Engine {
         // on_error; events already published for a rule are not published twice.
         const refusing = new SnapshotStore(keys, snapshot.initial, undefined, `the counter store refused the write: ${e instanceof Error ? e.message : String(e)}`);
         decision = this.run(occ, refusing, sink && { publish: (event) => void (published.has(event.rule) || sink.publish(event)) });
+        step = this.toolStep(occ);
       }
     }
-    this.recordActivity(occ, occ.session ?? DEFAULT_SESSION, decision.decision);
+    if (step !== undefined && decision.decision !== 'block') this.pushStep(session, step);
     return decision;
+  }
+
+  /**
+   * The occurrence with each lazy fact provider wrapped to run at most once (its value or its
+   * failure kept); the occurrence itself when it has none.
+   */
+  private memoizeProviders(occ: Occurrence): Occurrence {
+    const facts = occ.facts;
+    if (facts === undefined) return occ;
+    let copy: Record<string, unknown> | undefined;
+    for (const name of Object.keys(facts)) {
+      const provider = facts[name];
+      if (typeof provider !== 'function' || !this.factNames.has(name)) continue;
+      copy ??= { ...facts };
+      let state = 0;
+      let kept: unknown;
+      copy[name] = () => {
+        if (state === 1) return kept;
+        if (state === 2) throw kept;
+        try {
+          kept = (provider as () => unknown)();
+          state = 1;
+        } catch (e) {
+          kept = e;
+          state = 2;
+          throw e;
+        }
+        return kept;
+      };
+    }
+    return copy === undefined ? occ : { ...occ, facts: copy };
+  }
+
+  /** The tool step `occ` would record ([OAR-PROF-9]), read from the current fact reader. */
+  private toolStep(occ: Occurrence): string | undefined {
+    if (this.bundle.capability.activityWindow === 0 || occ.anchor !== this.preInvoke) return undefined;
+    let tool: unknown = occ.toolCall?.name;
+    if (this.toolSlot >= 0) {
+      this.facts.overlay = null; // [OAR-FACT-11] not a detector's facts
+      try {
+        tool = this.facts.fact(this.toolSlot);
+      } catch {
+        return undefined;
+      }
+    }
+    return typeof tool === 'string' && tool !== '' ? tool : undefined;
+  }
+
+  private pushStep(session: string, tool: string): void {
+    const window = this.bundle.capability.activityWindow;
+    let steps = this.sessions.get(session);
+    if (steps === undefined) this.sessions.set(session, (steps = []));
+    steps.push(tool);
+    if (steps.length > window) steps.splice(0, steps.length - window);
   }
 
   /** Evaluate one occurrence against `store` (reads, then writes after the decision) and `sink`. */

@@ -1,0 +1,169 @@
+/**
+ * A real `redis-server` for the tests (nothing is mocked): started on a free loopback port with
+ * its own temporary directory, an append-only file fsynced on every write (`--appendfsync always`)
+ * and no RDB snapshots, so that a `kill -9` followed by `restart()` on the same port keeps every
+ * write the server acknowledged.
+ *
+ *   const srv = await startRedis();      // srv.url, srv.port
+ *   await srv.kill9(); await srv.restart();
+ *   srv.pause(); srv.resume();           // SIGSTOP / SIGCONT: a server that stops answering
+ *   await srv.stop();
+ *
+ * `sharedRedisUrl()` is `OARC_REDIS_URL` when set (`.ci/run` starts one server for the whole run),
+ * for tests that do not kill or pause the server.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const REDIS_SERVER = process.env.OARC_REDIS_SERVER ?? 'redis-server';
+
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  readonly dir: string;
+  /** The running process (changes on restart). */
+  readonly pid: number;
+  /** SIGKILL, and wait until the port refuses connections. */
+  kill9(): Promise<void>;
+  /** Start again on the same port and directory (the append-only file is replayed). */
+  restart(): Promise<void>;
+  /** SIGSTOP: the server keeps its connections but answers nothing until `resume()`. */
+  pause(): void;
+  resume(): void;
+  /** Send one command over a fresh connection and return the raw RESP reply. */
+  command(...args: string[]): Promise<string>;
+  /** Stop the server and remove its directory. */
+  stop(): Promise<void>;
+}
+
+/** `OARC_REDIS_URL` when set and non-empty. */
+export function sharedRedisUrl(): string | undefined {
+  const u = process.env.OARC_REDIS_URL;
+  return u !== undefined && u !== '' ? u : undefined;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a !== null ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function encode(args: readonly string[]): string {
+  return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
+}
+
+/** One command on a fresh connection; resolves with the raw reply, rejects on a refused connection. */
+export function rawCommand(port: number, args: readonly string[], timeoutMs = 2000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = createConnection({ host: '127.0.0.1', port });
+    let data = '';
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error(`redis on port ${port}: no reply to ${args[0]} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    sock.setEncoding('utf8');
+    sock.on('connect', () => sock.write(encode(args)));
+    sock.on('data', (d: string) => {
+      data += d;
+      if (data.endsWith('\r\n')) {
+        clearTimeout(timer);
+        sock.end();
+        resolve(data);
+      }
+    });
+    sock.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
+}
+
+async function waitFor(what: string, ms: number, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await probe().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`redis test server: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'oarc-redis-'));
+  const port = await freePort();
+  let proc: ChildProcess;
+  let log = '';
+
+  const launch = async (): Promise<void> => {
+    log = '';
+    proc = spawn(REDIS_SERVER, [
+      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+      '--save', '', '--appendonly', 'yes', '--appendfsync', 'always',
+      '--daemonize', 'no', '--loglevel', 'warning',
+    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    proc.stdout?.on('data', (d: Buffer) => void (log += d.toString()));
+    proc.stderr?.on('data', (d: Buffer) => void (log += d.toString()));
+    const exited = new Promise<never>((_, reject) => {
+      proc.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${log}`)));
+      proc.once('error', (e) => reject(new Error(`cannot run ${REDIS_SERVER} (${e.message}): install Debian's redis-server, or set OARC_REDIS_SERVER to the binary`)));
+    });
+    exited.catch(() => {});
+    await Promise.race([waitFor(`redis-server on port ${port}`, 10_000, async () => (await rawCommand(port, ['PING'], 500)).startsWith('+PONG')), exited]);
+  };
+
+  const dead = (p: ChildProcess) =>
+    p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => p.once('exit', () => r()));
+
+  try {
+    await launch();
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  const server: RedisServer = {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    dir,
+    get pid() {
+      return proc.pid as number;
+    },
+    async kill9() {
+      proc.kill('SIGCONT');
+      proc.kill('SIGKILL');
+      await dead(proc);
+    },
+    async restart() {
+      await dead(proc);
+      await launch();
+    },
+    pause() {
+      proc.kill('SIGSTOP');
+    },
+    resume() {
+      proc.kill('SIGCONT');
+    },
+    command(...args: string[]) {
+      return rawCommand(port, args);
+    },
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGCONT');
+        proc.kill('SIGTERM');
+        const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
+        await dead(proc);
+        clearTimeout(t);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
