@@ -81,6 +81,35 @@ interface AnchorRules {
   readonly rules: readonly Rule[];
   /** Does any candidate override another candidate? Only then can [OAR-EVAL-18] reorder. */
   readonly reorders: boolean;
+  /**
+   * Rules indexed by the value of the string fact most of this anchor's selectors name (`tool`,
+   * typically): for each value, the rules whose clause lists it plus the rules with no clause on
+   * that fact, in evaluation order. A rule whose clause does not list the value cannot be
+   * selected, so it is never looked at: the cost of unselected rules stays near zero.
+   */
+  readonly index?: { readonly slot: number; readonly byValue: ReadonlyMap<string, readonly Rule[]>; readonly without: readonly Rule[] };
+}
+
+/** The selection index of an anchor's rules, when at least two of them name one string fact. */
+function selectionIndex(rules: readonly Rule[], symbols: Bundle['symbols']): AnchorRules['index'] {
+  const uses = new Map<number, number>();
+  for (const r of rules) {
+    for (const c of r.b.selector) {
+      const s = symbols[c.slot];
+      if (s?.kind === 'fact' && s.type === 'string') uses.set(c.slot, (uses.get(c.slot) ?? 0) + 1);
+    }
+  }
+  let slot = -1;
+  let best = 1;
+  for (const [s, n] of uses) if (n > best || (n === best && slot >= 0 && s < slot)) [slot, best] = [s, n];
+  if (slot < 0) return undefined;
+  const values = new Set<string>();
+  for (const r of rules) for (const c of r.b.selector) if (c.slot === slot) c.values.forEach((v) => values.add(v));
+  const clause = (r: Rule) => r.b.selector.find((c) => c.slot === slot);
+  const without = rules.filter((r) => clause(r) === undefined);
+  const byValue = new Map<string, Rule[]>();
+  for (const v of values) byValue.set(v, rules.filter((r) => { const c = clause(r); return c === undefined || c.values.includes(v); }));
+  return { slot, byValue, without };
 }
 
 export function createEngine(bundle: Bundle, options: EngineOptions = {}): Engine {
@@ -150,7 +179,8 @@ class RuleEngine implements Engine {
     }
     for (const [anchor, rules] of grouped) {
       const qids = new Set(rules.map((r) => r.qid));
-      this.byAnchor.set(anchor, { rules, reorders: rules.some((r) => r.b.overrides.some((t) => qids.has(t))) });
+      const index = selectionIndex(rules, bundle.symbols);
+      this.byAnchor.set(anchor, { rules, reorders: rules.some((r) => r.b.overrides.some((t) => qids.has(t))), ...(index ? { index } : {}) });
     }
   }
 
@@ -323,7 +353,19 @@ class RuleEngine implements Engine {
   private select(anchor: AnchorRules, run: Occ): Rule[] {
     const facts = this.facts;
     const out: Rule[] = [];
-    for (const r of anchor.rules) {
+    let candidates = anchor.rules;
+    const index = anchor.index;
+    if (index !== undefined) {
+      // An unreadable index fact falls back to the full scan, so failures are attributed exactly
+      // as the scan attributes them.
+      try {
+        const v = facts.fact(index.slot) as string;
+        candidates = index.byValue.get(v) ?? index.without;
+      } catch {
+        candidates = anchor.rules;
+      }
+    }
+    for (const r of candidates) {
       let selected = true;
       let failure: Raise | undefined;
       for (const clause of r.b.selector) {

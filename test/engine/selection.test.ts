@@ -219,3 +219,35 @@ describe('anchor resolution', () => {
     expect(d.copy).toEqual({ what: 'at model.output' });
   });
 });
+
+describe('the selection index (rules indexed by their most common string selector fact)', () => {
+  const rules = [
+    r('A_READ', { selector: { tool: ['read'] } }),
+    r('B_READ_WRITE', { selector: { tool: ['read', 'write'], 'acme.gw.lane': ['fast'] } }),
+    r('C_ANY_TOOL', { selector: { 'acme.gw.lane': ['fast'] } }),
+    r('D_WRITE', { selector: { tool: ['write'] } }),
+    r('E_NO_SELECTOR'),
+  ];
+
+  it('[OAR-SEL-4] [OAR-SEL-7] selects exactly what a full scan selects, in evaluation order', () => {
+    const h = harness({ capability: TOOL_SESSION, rules });
+    expect(trace(h.decide({ anchor: PRE, toolCall: { name: 'read' }, facts: { 'acme.gw.lane': 'fast' } }))).toEqual([
+      'acme/A_READ:fired', 'acme/B_READ_WRITE:fired', 'acme/C_ANY_TOOL:fired', 'acme/E_NO_SELECTOR:fired',
+    ]);
+    expect(trace(h.decide({ anchor: PRE, toolCall: { name: 'write' }, facts: { 'acme.gw.lane': 'slow' } }))).toEqual([
+      'acme/D_WRITE:fired', 'acme/E_NO_SELECTOR:fired',
+    ]);
+    // A value no clause lists: only the rules with no clause on the indexed fact remain candidates.
+    expect(trace(h.decide({ anchor: PRE, toolCall: { name: 'bash' }, facts: { 'acme.gw.lane': 'fast' } }))).toEqual([
+      'acme/C_ANY_TOOL:fired', 'acme/E_NO_SELECTOR:fired',
+    ]);
+  });
+
+  it('[OAR-FACT-26] an unreadable indexed fact falls back to the full scan: every rule naming it errs', () => {
+    const h = harness({ capability: TOOL_SESSION, rules });
+    const d = h.decide({ anchor: PRE, facts: { tool: 5, 'acme.gw.lane': 'slow' } });
+    // A_READ is first in order and fails closed on the wrong-typed `tool` it selects on.
+    expect(head(d)).toEqual({ decision: 'block', code: 'A_READ', rule: 'acme/A_READ' });
+    expect(trace(d)).toEqual(['acme/A_READ:errored']);
+  });
+});
