@@ -40,8 +40,7 @@
  */
 import { Bench, type Task } from 'tinybench';
 import { compileToBundle, formatDiagnostic, loadPackTexts, type LoadedPack } from '../compiler/index.js';
-import { createEngine, type Bundle, type CounterKey, type CounterOp, type CounterStore, type CounterValues, type Decision, type Engine, type EngineOptions, type Occurrence } from '../runtime/index.js';
-import { counterKeyString } from '../runtime/counters.js';
+import { createEngine, MemoryCounterStore, type Bundle, type Decision, type Engine, type EngineOptions, type Occurrence } from '../runtime/index.js';
 import { buildBaseline, type Baseline } from './decide-baseline.js';
 import { generatePack, generateStream, growthOccurrences, packTexts, type GeneratedPack } from './packs.js';
 import { median, prng, quantile, relativeIqr, shuffle } from './stats.js';
@@ -51,36 +50,6 @@ export type CreateEngine = (bundle: Bundle, options?: EngineOptions) => Engine;
 // ---------------------------------------------------------------------------------------------
 // Preparation.
 
-/**
- * The engine's counter store for the benchmark: `MemoryCounterStore`'s code (runtime/counters.ts)
- * plus `clear()`, so a stream pass starts from fresh counters without building a new engine.
- */
-export class BenchCounterStore implements CounterStore {
-  private readonly values = new Map<string, CounterValues>();
-  private static readonly ZERO: CounterValues = Object.freeze({ fire_count: 0, breaker_count: 0 }) as CounterValues;
-
-  read(key: CounterKey): CounterValues {
-    return this.values.get(counterKeyString(key)) ?? BenchCounterStore.ZERO;
-  }
-
-  apply(ops: readonly CounterOp[]): void {
-    for (const op of ops) {
-      const k = counterKeyString(op.key);
-      const v = this.values.get(k) ?? { fire_count: 0, breaker_count: 0 };
-      switch (op.action) {
-        case 'increment_counter': v.fire_count++; break;
-        case 'reset_counter': v.fire_count = 0; break;
-        case 'increment_breaker': v.breaker_count++; break;
-        case 'reset_breaker': v.breaker_count = 0; break;
-      }
-      this.values.set(k, v);
-    }
-  }
-
-  clear(): void {
-    this.values.clear();
-  }
-}
 
 export interface PreparedPack {
   readonly size: number;
@@ -133,7 +102,7 @@ export interface Runner {
 }
 
 export function engineRunner(bundle: Bundle, create: CreateEngine = createEngine): Runner {
-  const store = new BenchCounterStore();
+  const store = new MemoryCounterStore();
   const engine = create(bundle, { counters: store });
   return {
     decide: (occ) => engine.decide(occ),

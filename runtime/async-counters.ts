@@ -6,7 +6,7 @@
  * increment and reset in one atomic batch.
  */
 import type { CounterKey, CounterOp, CounterStore, CounterValues } from './counters.js';
-import { counterKeyString } from './counters.js';
+import { applyCounterOp, counterKeyString } from './counters.js';
 
 export interface AsyncCounterStore {
   /** The values of every key, in order, in one round trip. */
@@ -51,15 +51,7 @@ export class SnapshotStore implements CounterStore {
     if (this.writeFailure !== undefined) throw new Error(this.writeFailure);
     for (const op of ops) {
       this.pending.push(op);
-      const k = counterKeyString(op.key);
-      const v = this.values.get(k) ?? { fire_count: 0, breaker_count: 0 };
-      switch (op.action) {
-        case 'increment_counter': v.fire_count++; break;
-        case 'reset_counter': v.fire_count = 0; break;
-        case 'increment_breaker': v.breaker_count++; break;
-        case 'reset_breaker': v.breaker_count = 0; break;
-      }
-      this.values.set(k, v);
+      applyCounterOp(this.values, op);
     }
   }
 }

@@ -43,6 +43,19 @@ export function counterKeyString(key: CounterKey): string {
 
 const ZERO: CounterValues = Object.freeze({ fire_count: 0, breaker_count: 0 }) as CounterValues;
 
+/** Apply one op to a map of counter values by store key ([OAR-FIRE-3], [OAR-FIRE-4]). */
+export function applyCounterOp(values: Map<string, CounterValues>, op: CounterOp): void {
+  const k = counterKeyString(op.key);
+  const v = values.get(k) ?? { fire_count: 0, breaker_count: 0 };
+  switch (op.action) {
+    case 'increment_counter': v.fire_count++; break;
+    case 'reset_counter': v.fire_count = 0; break;
+    case 'increment_breaker': v.breaker_count++; break;
+    case 'reset_breaker': v.breaker_count = 0; break;
+  }
+  values.set(k, v);
+}
+
 /** The in-memory default. */
 export class MemoryCounterStore implements CounterStore {
   private readonly values = new Map<string, CounterValues>();
@@ -52,16 +65,11 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   apply(ops: readonly CounterOp[]): void {
-    for (const op of ops) {
-      const k = counterKeyString(op.key);
-      const v = this.values.get(k) ?? { fire_count: 0, breaker_count: 0 };
-      switch (op.action) {
-        case 'increment_counter': v.fire_count++; break;
-        case 'reset_counter': v.fire_count = 0; break;
-        case 'increment_breaker': v.breaker_count++; break;
-        case 'reset_breaker': v.breaker_count = 0; break;
-      }
-      this.values.set(k, v);
-    }
+    for (const op of ops) applyCounterOp(this.values, op);
+  }
+
+  /** Forget every counter. */
+  clear(): void {
+    this.values.clear();
   }
 }
