@@ -32,7 +32,7 @@ import { SnapshotStore, type AsyncCounterStore } from './async-counters.js';
 import { renderCopyObject } from './copy.js';
 import { RESERVED_DETECTORS, type Detector } from './detectors.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
-import { OccurrenceFacts, type Occurrence } from './occurrence.js';
+import { OccurrenceFacts, type CounterContext, type Occurrence } from './occurrence.js';
 import { Raise } from './raise.js';
 import { applyTransforms, readSpans, type AccumulatedTransform, type Span } from './transform.js';
 
@@ -131,6 +131,9 @@ class RuleEngine implements Engine {
   readonly written = new Map<string, CounterValues>();
   private readonly preInvoke?: string;
   private readonly toolSlot: number;
+  /** The per-occurrence state and the fact reader's counter context, reused (see `Occ`). */
+  private readonly occurrence: Occ;
+  private readonly context: CounterContext;
   /** Names of declared facts (not functions): a function value under one is a lazy provider. */
   private readonly factNames: ReadonlySet<string>;
 
@@ -142,6 +145,8 @@ class RuleEngine implements Engine {
     if (options.asyncCounters) this.asyncCounters = options.asyncCounters;
     if (options.events) this.events = options.events;
     this.facts = new OccurrenceFacts(bundle.symbols);
+    this.occurrence = new Occ(this, this.facts);
+    this.context = { store: this.counters, session: DEFAULT_SESSION, scopeOf: this.scopeOf, written: this.written };
     const detectors = { ...RESERVED_DETECTORS, ...options.detectors };
     for (const [core, local] of Object.entries(bundle.capability.coreAnchors)) this.anchorValue.set(local, core);
     for (const host of bundle.capability.hostAnchors) this.anchorValue.set(host, host);
@@ -298,10 +303,14 @@ class RuleEngine implements Engine {
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     const facts = this.facts;
-    this.written.clear();
-    facts.reset(occ, anchorValue, { store, session, scopeOf: this.scopeOf, written: this.written });
+    if (this.written.size > 0) this.written.clear();
+    const ctx = this.context;
+    ctx.store = store;
+    ctx.session = session;
+    ctx.written = this.written;
+    facts.reset(occ, anchorValue, ctx);
     const candidates = this.byAnchor.get(occ.anchor);
-    const run = new Occ(this, facts, occ, session, anchorValue, store, sink);
+    const run = this.occurrence.start(occ, session, anchorValue, store, sink);
     if (candidates !== undefined) run.evaluate(this.order(this.select(candidates, run), candidates.reorders));
     return run.finish();
   }
@@ -320,7 +329,7 @@ class RuleEngine implements Engine {
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     const planning = new SnapshotStore([], []);
     this.facts.reset(occ, anchorValue, { store: planning, session, scopeOf: this.scopeOf });
-    const probe = new Occ(this, this.facts, occ, session, anchorValue, planning, undefined);
+    const probe = this.occurrence.start(occ, session, anchorValue, planning, undefined);
     const keys = new Map<string, CounterKey>();
     const add = (qid: string) => {
       const scope = this.scopeOf.get(qid) ?? -1;
@@ -441,9 +450,17 @@ function toRaise(e: unknown): Raise {
   return e instanceof Raise ? e : new Raise('provider_failure', e instanceof Error ? e.message : String(e));
 }
 
+const EMPTY_ORDER: Rule[] = [];
+
+/** Size a reused array to `n` entries, all `empty`. */
+function reuse<T>(a: T[], n: number, empty: T): void {
+  a.length = n;
+  a.fill(empty);
+}
+
 /** The state of one occurrence being decided. */
 class Occ {
-  private order: Rule[] = [];
+  private order: Rule[] = EMPTY_ORDER;
   private outcome: Outcome[] = [];
   private errors: (Raise | undefined)[] = [];
   private overlays: (Readonly<Record<string, unknown>> | null)[] = [];
@@ -464,15 +481,37 @@ class Occ {
   private errorAt = -1;
   private window: readonly string[] = [];
 
+  private occ: Occurrence = { anchor: '' };
+  private session = '';
+  private anchorValue = '';
+  private store: CounterStore = new MemoryCounterStore();
+  private sink: EventSink | undefined = undefined;
+
+  /**
+   * One per engine, reused for every occurrence: deciding is synchronous from `start` to `finish`,
+   * so the per-occurrence state can live in one set of arrays instead of being allocated anew
+   * (`decideAsync` runs each of its synchronous stretches the same way).
+   */
   constructor(
     private readonly engine: RuleEngine,
     private readonly facts: OccurrenceFacts,
-    private readonly occ: Occurrence,
-    private readonly session: string,
-    private readonly anchorValue: string,
-    private readonly store: CounterStore,
-    private readonly sink: EventSink | undefined,
   ) {}
+
+  /** Forget the previous occurrence and start this one. */
+  start(occ: Occurrence, session: string, anchorValue: string, store: CounterStore, sink: EventSink | undefined): this {
+    this.occ = occ;
+    this.session = session;
+    this.anchorValue = anchorValue;
+    this.store = store;
+    this.sink = sink;
+    this.order = EMPTY_ORDER;
+    this.reached = 0;
+    this.errorAt = -1;
+    if (this.lateFailures.size > 0) this.lateFailures.clear();
+    if (this.selectorErrors.size > 0) this.selectorErrors.clear();
+    if (this.suppressed.size > 0) this.suppressed.clear();
+    return this;
+  }
 
   selectorFailure(r: Rule, raise: Raise): void {
     this.selectorErrors.set(r, raise);
@@ -481,11 +520,11 @@ class Occ {
   evaluate(order: Rule[]): void {
     this.order = order;
     const n = order.length;
-    this.outcome = new Array(n);
-    this.errors = new Array(n);
-    this.overlays = new Array(n).fill(null);
-    this.spans = new Array(n);
-    this.detections = new Array(n);
+    reuse(this.outcome, n, undefined);
+    reuse(this.errors, n, undefined);
+    reuse(this.overlays, n, null);
+    reuse(this.spans, n, undefined);
+    reuse(this.detections, n, undefined);
     this.window = this.occ.recentActivity ?? this.engine.activity(this.session);
     this.run(0);
   }
