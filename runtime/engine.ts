@@ -87,7 +87,34 @@ interface AnchorRules {
    * that fact, in evaluation order. A rule whose clause does not list the value cannot be
    * selected, so it is never looked at: the cost of unselected rules stays near zero.
    */
-  readonly index?: { readonly slot: number; readonly byValue: ReadonlyMap<string, readonly Rule[]>; readonly without: readonly Rule[] };
+  readonly index?: SelectionIndex;
+}
+
+/**
+ * `byValue` holds, per value, the rules whose clause on the indexed fact lists it; `without` the
+ * rules with no clause on that fact. Both are in evaluation order; `pos` (a rule's place in the
+ * anchor's list) merges them. Built in one pass, so start-up stays linear in the number of rules.
+ */
+interface SelectionIndex {
+  readonly slot: number;
+  readonly byValue: ReadonlyMap<string, readonly Rule[]>;
+  readonly without: readonly Rule[];
+  readonly pos: ReadonlyMap<Rule, number>;
+}
+
+const NO_RULES: readonly Rule[] = [];
+
+/** Merge two lists of rules already in evaluation order into `out`. */
+function mergeByPosition(a: readonly Rule[], b: readonly Rule[], pos: ReadonlyMap<Rule, number>, out: Rule[]): Rule[] {
+  out.length = 0;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    out.push((pos.get(a[i] as Rule) as number) < (pos.get(b[j] as Rule) as number) ? (a[i++] as Rule) : (b[j++] as Rule));
+  }
+  while (i < a.length) out.push(a[i++] as Rule);
+  while (j < b.length) out.push(b[j++] as Rule);
+  return out;
 }
 
 /** The selection index of an anchor's rules, when at least two of them name one string fact. */
@@ -103,13 +130,23 @@ function selectionIndex(rules: readonly Rule[], symbols: Bundle['symbols']): Anc
   let best = 1;
   for (const [s, n] of uses) if (n > best || (n === best && slot >= 0 && s < slot)) [slot, best] = [s, n];
   if (slot < 0) return undefined;
-  const values = new Set<string>();
-  for (const r of rules) for (const c of r.b.selector) if (c.slot === slot) c.values.forEach((v) => values.add(v));
-  const clause = (r: Rule) => r.b.selector.find((c) => c.slot === slot);
-  const without = rules.filter((r) => clause(r) === undefined);
   const byValue = new Map<string, Rule[]>();
-  for (const v of values) byValue.set(v, rules.filter((r) => { const c = clause(r); return c === undefined || c.values.includes(v); }));
-  return { slot, byValue, without };
+  const without: Rule[] = [];
+  const pos = new Map<Rule, number>();
+  rules.forEach((r, i) => {
+    pos.set(r, i);
+    const clause = r.b.selector.find((c) => c.slot === slot);
+    if (clause === undefined) {
+      without.push(r);
+      return;
+    }
+    for (const v of new Set(clause.values)) {
+      const list = byValue.get(v);
+      if (list === undefined) byValue.set(v, [r]);
+      else list.push(r);
+    }
+  });
+  return { slot, byValue, without, pos };
 }
 
 export function createEngine(bundle: Bundle, options: EngineOptions = {}): Engine {
@@ -131,6 +168,8 @@ class RuleEngine implements Engine {
   readonly written = new Map<string, CounterValues>();
   private readonly preInvoke?: string;
   private readonly toolSlot: number;
+  /** Scratch list for the selection index's merge; consumed before the next occurrence. */
+  private readonly merged: Rule[] = [];
   /** The per-occurrence state and the fact reader's counter context, reused (see `Occ`). */
   private readonly occurrence: Occ;
   private readonly context: CounterContext;
@@ -368,8 +407,8 @@ class RuleEngine implements Engine {
       // An unreadable index fact falls back to the full scan, so failures are attributed exactly
       // as the scan attributes them.
       try {
-        const v = facts.fact(index.slot) as string;
-        candidates = index.byValue.get(v) ?? index.without;
+        const listed = index.byValue.get(facts.fact(index.slot) as string) ?? NO_RULES;
+        candidates = listed.length === 0 ? index.without : index.without.length === 0 ? listed : mergeByPosition(listed, index.without, index.pos, this.merged);
       } catch {
         candidates = anchor.rules;
       }
