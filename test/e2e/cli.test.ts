@@ -4,11 +4,12 @@
  * Every failure case checks the message, the exit status, and that no stack trace leaks out.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../support/build.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'bin', 'oarc.js');
@@ -56,34 +57,11 @@ function expectFailure(r: Run, status: number, message: RegExp | string): void {
 
 const BUILT_FROM = ['bin', 'compiler', 'runtime', 'examples', 'conformance'];
 
-function staleOutputs(): string[] {
-  const stale: string[] = [];
-  const walk = (dir: string): void => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
-        const out = join(ROOT, 'dist', relative(ROOT, full)).replace(/\.ts$/, '.js');
-        if (!existsSync(out) || statSync(out).mtimeMs < statSync(full).mtimeMs) stale.push(relative(ROOT, full));
-      }
-    }
-  };
-  for (const d of BUILT_FROM) walk(join(ROOT, d));
-  return stale;
-}
-
 let tmp = '';
 let inPackage = '';
 
 beforeAll(() => {
-  if (staleOutputs().length > 0) {
-    const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-    // tsc emits even when some other file fails to type-check; what matters is that the CLI's
-    // own outputs are fresh.
-    const still = staleOutputs().filter((f) => !f.startsWith('conformance'));
-    if (still.length > 0) throw new Error(`npm run build left dist/ stale (${still.slice(0, 5).join(', ')}):\n${r.stdout}\n${r.stderr}`);
-  }
+  ensureBuilt(BUILT_FROM);
   tmp = mkdtempSync(join(tmpdir(), 'oarc-e2e-'));
   // A bundle importing the default `oarc/runtime` resolves it by package self-reference, which
   // needs the bundle inside the package.

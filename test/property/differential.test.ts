@@ -39,27 +39,19 @@ import { Raise } from '../../runtime/raise.js';
 import { INT64_MAX, INT64_MIN } from '../../runtime/int64.js';
 import { isMap, mapGet, mapHas } from '../../runtime/values.js';
 import type { FactType } from '../../runtime/types.js';
+import { propertyConfig, runProperty as runShared } from './run.js';
 import { PROPERTY_SYMBOLS as SYMBOLS, anyCondition, differentialCondition, factsArb, type GeneratedCondition } from './generators.js';
 
-const DEFAULT_SEED = 20240917;
-const SEED = Number(process.env.OARC_PROPERTY_SEED ?? DEFAULT_SEED);
-const RUNS = Number(process.env.OARC_PROPERTY_RUNS ?? 10_000);
-const PATH = process.env.OARC_PROPERTY_PATH || undefined;
+const CONFIG = propertyConfig(20240917, 10_000);
+const SEED = CONFIG.seed;
+const RUNS = CONFIG.runs;
+const PATH = CONFIG.path;
 /** Generous: 10,000 runs take a few seconds; the long run scales with the count. */
 const TIMEOUT = Math.max(120_000, RUNS * 3);
 
-/** Run a property with the fixed seed; on failure, throw a message that says how to replay it.
- *  `name` is a substring of the test's title, so the replay command selects that test alone. */
+/** `name` is a substring of the test's title, so the replay command selects that test alone. */
 function runProperty<T>(name: string, arb: fc.Arbitrary<T>, predicate: (x: T) => void, runs: number): void {
-  const details = fc.check(fc.property(arb, predicate), { seed: SEED, numRuns: runs, path: PATH, endOnFailure: false });
-  if (details.failed) {
-    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    throw new Error(
-      `property "${name}" failed (seed ${details.seed}, path "${details.counterexamplePath}"):\n${cause}\n\n` +
-        `Replay: OARC_PROPERTY_SEED=${details.seed} OARC_PROPERTY_PATH="${details.counterexamplePath}" npx vitest run test/property -t "${name}"\n\n` +
-        fc.defaultReportMessage(details),
-    );
-  }
+  runShared(CONFIG, name, arb, predicate, runs, `npx vitest run test/property -t "${name}"`, true);
 }
 
 // --- evaluating on both back ends ---------------------------------------------------------------

@@ -32,25 +32,19 @@ import { createEngine, type Engine, type EventSink } from '../../runtime/engine.
 import { MemoryCounterStore } from '../../runtime/counters.js';
 import type { Decision, EventRecord } from '../../runtime/decision.js';
 import type { Occurrence } from '../../runtime/occurrence.js';
+import { propertyConfig, runProperty as runShared } from './run.js';
 import { packArb, packCaseArb, showPack, type GeneratedPack, type PackCase } from './pack-generators.js';
 import { ReferenceEngine, type Path, type RefDecision } from './reference-engine.js';
 
-const DEFAULT_SEED = 424242;
-const SEED = Number(process.env.OARC_PROPERTY_SEED ?? DEFAULT_SEED);
 /** Default 800 packs per cross-check (see the header for timings). */
-const RUNS = Number(process.env.OARC_PROPERTY_RUNS ?? 800);
-const PATH = process.env.OARC_PROPERTY_PATH || undefined;
+const CONFIG = propertyConfig(424242, 800);
+const SEED = CONFIG.seed;
+const RUNS = CONFIG.runs;
+const PATH = CONFIG.path;
 const TIMEOUT = Math.max(180_000, RUNS * 300);
 
 function runProperty<T>(name: string, arb: fc.Arbitrary<T>, predicate: (x: T) => void, runs: number): void {
-  const details = fc.check(fc.property(arb, predicate), { seed: SEED, numRuns: runs, path: PATH, endOnFailure: false });
-  if (details.failed) {
-    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    throw new Error(
-      `property "${name}" failed (seed ${details.seed}, path "${details.counterexamplePath}"):\n${cause}\n\n` +
-        `Replay: OARC_PROPERTY_SEED=${details.seed} OARC_PROPERTY_PATH="${details.counterexamplePath}" npx vitest run test/property/packs.test.ts\n`,
-    );
-  }
+  runShared(CONFIG, name, arb, predicate, runs, 'npx vitest run test/property/packs.test.ts');
 }
 
 /** Values as a person reads them: bigints marked, functions by their label, Maps as entries. */

@@ -12,15 +12,14 @@
  *                   evaluating, after the batched read and before the batched write, so a test's
  *                   provider can stop or kill the server exactly there
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { compileToBundle, type Backend } from '../../compiler/index.js';
 import { createEngine, type Decision, type Engine, type Occurrence } from '../../runtime/index.js';
 import type { RedisCounterStore } from '../../runtime/redis.js';
 import { cap, load, rule } from '../engine/harness.js';
+import { ensureBuilt as ensureBuiltDirs } from '../support/build.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const PRE = 'tool.pre_invoke';
@@ -135,26 +134,6 @@ export function normal(m: Map<string, number>): [string, number][] {
 // ---------------------------------------------------------------------------------------------
 // dist/ for the replica processes: built when older than the sources (as test/e2e does).
 
-function staleOutputs(): string[] {
-  const stale: string[] = [];
-  const walk = (dir: string): void => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
-        const out = join(ROOT, 'dist', relative(ROOT, full)).replace(/\.ts$/, '.js');
-        if (!existsSync(out) || statSync(out).mtimeMs < statSync(full).mtimeMs) stale.push(relative(ROOT, full));
-      }
-    }
-  };
-  for (const d of ['compiler', 'runtime']) walk(join(ROOT, d));
-  return stale;
-}
-
 export function ensureBuilt(): void {
-  if (staleOutputs().length === 0) return;
-  const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  const still = staleOutputs();
-  if (still.length > 0) throw new Error(`npm run build left dist/ stale (${still.slice(0, 5).join(', ')}):\n${r.stdout}\n${r.stderr}`);
+  ensureBuiltDirs(['compiler', 'runtime']);
 }
