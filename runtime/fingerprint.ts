@@ -32,15 +32,28 @@ export function toolArgsFingerprint(tool: string, args: unknown): string {
  * in order. Maps may be plain objects (own enumerable string keys) or `Map`s with string keys.
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, new Set<object>(), '$');
+  try {
+    return write(value);
+  } finally {
+    active.clear();
+    path.length = 0;
+  }
 }
 
-function fail(path: string, why: string): Raise {
-  return new Raise('provider_failure', `tool_args_fingerprint: ${path}: ${why}`);
+/**
+ * The containers on the current path (a cycle fails instead of overflowing) and the path itself,
+ * for messages. Module-level and reused: writing is synchronous, and the fingerprint of a tool call
+ * is produced at every occurrence that reads it, so it should allocate little beyond its text.
+ */
+const active = new Set<object>();
+const path: (string | number)[] = [];
+
+function fail(why: string): Raise {
+  const at = '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+  return new Raise('provider_failure', `tool_args_fingerprint: ${at}: ${why}`);
 }
 
-/** `active` holds the containers on the current path, so a cycle fails instead of overflowing. */
-function write(v: unknown, active: Set<object>, path: string): string {
+function write(v: unknown): string {
   switch (typeof v) {
     case 'string':
       return quote(v);
@@ -48,59 +61,67 @@ function write(v: unknown, active: Set<object>, path: string): string {
       return v ? 'true' : 'false';
     case 'number':
       // Numbers are finite binary64 ([OAR-FACT-28], [OAR-FACT-23]).
-      if (!Number.isFinite(v)) throw fail(path, `a number must be finite, got ${describe(v)}`);
+      if (!Number.isFinite(v)) throw fail(`a number must be finite, got ${describe(v)}`);
       return formatDouble(v);
     case 'bigint': {
       // An int beyond ±(2^53−1) must convert to binary64 without losing its integer value
       // ([OAR-FACT-28]); 2^53 + 1 does not, 2^60 does.
       const d = Number(v);
       if (!Number.isFinite(d) || BigInt(d) !== v) {
-        throw fail(path, `the integer ${v} has no exact binary64 value`);
+        throw fail(`the integer ${v} has no exact binary64 value`);
       }
       return formatDouble(d);
     }
     case 'object': {
       if (v === null) return 'null';
-      if (active.has(v)) throw fail(path, 'the value is cyclic');
+      if (active.has(v)) throw fail('the value is cyclic');
       active.add(v);
-      const out = Array.isArray(v) ? writeArray(v, active, path) : writeMap(v, active, path);
+      const out = Array.isArray(v) ? writeArray(v) : writeMap(v);
       active.delete(v);
       return out;
     }
     default:
       // undefined, functions and symbols have no JSON form; dropping them silently (as
       // JSON.stringify does) would let different arguments share a fingerprint.
-      throw fail(path, `${typeof v} has no canonical JSON form`);
+      throw fail(`${typeof v} has no canonical JSON form`);
   }
 }
 
-function writeArray(a: readonly unknown[], active: Set<object>, path: string): string {
-  const parts = new Array<string>(a.length);
-  for (let i = 0; i < a.length; i++) parts[i] = write(a[i], active, `${path}[${i}]`);
-  return '[' + parts.join(',') + ']';
+function writeArray(a: readonly unknown[]): string {
+  let out = '[';
+  for (let i = 0; i < a.length; i++) {
+    path.push(i);
+    out += (i === 0 ? '' : ',') + write(a[i]);
+    path.pop();
+  }
+  return out + ']';
 }
 
-function writeMap(m: object, active: Set<object>, path: string): string {
-  let entries: [string, unknown][];
+function writeMap(m: object): string {
+  let keys: string[];
+  let get: (k: string) => unknown;
   if (m instanceof Map) {
-    entries = [];
-    for (const [k, x] of m as Map<unknown, unknown>) {
-      if (typeof k !== 'string') throw fail(path, `a map key must be a string, got ${describe(k)}`);
-      entries.push([k, x]);
+    keys = [];
+    for (const k of (m as Map<unknown, unknown>).keys()) {
+      if (typeof k !== 'string') throw fail(`a map key must be a string, got ${describe(k)}`);
+      keys.push(k);
     }
+    get = (k) => (m as Map<string, unknown>).get(k);
   } else {
     // Own enumerable string keys only: maps are read by own property (values.ts), so inherited
     // members are not part of the value.
-    const rec = m as Record<string, unknown>;
-    entries = Object.keys(rec).map((k) => [k, rec[k]]);
+    keys = Object.keys(m);
+    get = (k) => (m as Record<string, unknown>)[k];
   }
-  entries.sort((a, b) => cpCompare(a[0], b[0]));
-  const parts = new Array<string>(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    const [k, x] = entries[i] as [string, unknown];
-    parts[i] = quote(k) + ':' + write(x, active, `${path}.${k}`);
+  if (keys.length > 1) keys.sort(cpCompare);
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    path.push(k);
+    out += (i === 0 ? '' : ',') + quote(k) + ':' + write(get(k));
+    path.pop();
   }
-  return '{' + parts.join(',') + '}';
+  return out + '}';
 }
 
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;

@@ -16,8 +16,13 @@
  * output is exactly standard UTF-8, so the two approaches differ only on ill-formed input.
  */
 export function utf8Encode(s: string): Uint8Array {
+  const out = new Uint8Array(s.length * 3); // every UTF-16 unit takes at most 3 bytes (a pair takes 4 for 2)
+  return out.subarray(0, utf8EncodeInto(s, out));
+}
+
+/** Encode `s` into `out` (at least 3 bytes per UTF-16 unit); returns the number of bytes written. */
+function utf8EncodeInto(s: string, out: Uint8Array): number {
   const n = s.length;
-  const out = new Uint8Array(n * 3); // every UTF-16 unit takes at most 3 bytes (a pair takes 4 for 2)
   let o = 0;
   for (let i = 0; i < n; i++) {
     let c = s.charCodeAt(i);
@@ -47,7 +52,7 @@ export function utf8Encode(s: string): Uint8Array {
     out[o++] = 0x80 | ((c >> 6) & 0x3f);
     out[o++] = 0x80 | (c & 0x3f);
   }
-  return out.subarray(0, o);
+  return o;
 }
 
 const K = new Uint32Array([
@@ -60,6 +65,57 @@ const K = new Uint32Array([
   0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
+
+const INITIAL = new Uint32Array([
+  0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+]);
+
+/** One 64-byte block of `buf` at `off` into the state `h`, with `w` as the message schedule. */
+function compress(buf: Uint8Array, off: number, w: Uint32Array, h: Uint32Array): void {
+  for (let t = 0; t < 16; t++) {
+    const q = off + t * 4;
+    w[t] = ((buf[q] as number) << 24) | ((buf[q + 1] as number) << 16) | ((buf[q + 2] as number) << 8) | (buf[q + 3] as number);
+  }
+  for (let t = 16; t < 64; t++) {
+    const x = w[t - 15] as number;
+    const y = w[t - 2] as number;
+    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+    w[t] = (w[t - 16] as number) + s0 + (w[t - 7] as number) + s1;
+  }
+  let a = h[0] as number;
+  let b = h[1] as number;
+  let c = h[2] as number;
+  let d = h[3] as number;
+  let e = h[4] as number;
+  let f = h[5] as number;
+  let g = h[6] as number;
+  let hh = h[7] as number;
+  for (let t = 0; t < 64; t++) {
+    const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+    const ch = (e & f) ^ (~e & g);
+    const t1 = (hh + S1 + ch + (K[t] as number) + (w[t] as number)) | 0;
+    const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+    const maj = (a & b) ^ (a & c) ^ (b & c);
+    const t2 = (S0 + maj) | 0;
+    hh = g;
+    g = f;
+    f = e;
+    e = (d + t1) | 0;
+    d = c;
+    c = b;
+    b = a;
+    a = (t1 + t2) | 0;
+  }
+  h[0] = (h[0] as number) + a;
+  h[1] = (h[1] as number) + b;
+  h[2] = (h[2] as number) + c;
+  h[3] = (h[3] as number) + d;
+  h[4] = (h[4] as number) + e;
+  h[5] = (h[5] as number) + f;
+  h[6] = (h[6] as number) + g;
+  h[7] = (h[7] as number) + hh;
+}
 
 /** The SHA-256 digest of `bytes` (32 bytes). */
 export function sha256(bytes: Uint8Array): Uint8Array {
@@ -80,59 +136,9 @@ export function sha256(bytes: Uint8Array): Uint8Array {
   buf[total - 2] = bitsLo >>> 8;
   buf[total - 1] = bitsLo;
 
-  const h = new Uint32Array([
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-  ]);
+  const h = new Uint32Array(INITIAL);
   const w = new Uint32Array(64);
-  for (let off = 0; off < total; off += 64) {
-    for (let t = 0; t < 16; t++) {
-      const q = off + t * 4;
-      w[t] =
-        ((buf[q] as number) << 24) |
-        ((buf[q + 1] as number) << 16) |
-        ((buf[q + 2] as number) << 8) |
-        (buf[q + 3] as number);
-    }
-    for (let t = 16; t < 64; t++) {
-      const x = w[t - 15] as number;
-      const y = w[t - 2] as number;
-      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-      w[t] = (w[t - 16] as number) + s0 + (w[t - 7] as number) + s1;
-    }
-    let a = h[0] as number;
-    let b = h[1] as number;
-    let c = h[2] as number;
-    let d = h[3] as number;
-    let e = h[4] as number;
-    let f = h[5] as number;
-    let g = h[6] as number;
-    let hh = h[7] as number;
-    for (let t = 0; t < 64; t++) {
-      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const ch = (e & f) ^ (~e & g);
-      const t1 = (hh + S1 + ch + (K[t] as number) + (w[t] as number)) | 0;
-      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-      const maj = (a & b) ^ (a & c) ^ (b & c);
-      const t2 = (S0 + maj) | 0;
-      hh = g;
-      g = f;
-      f = e;
-      e = (d + t1) | 0;
-      d = c;
-      c = b;
-      b = a;
-      a = (t1 + t2) | 0;
-    }
-    h[0] = (h[0] as number) + a;
-    h[1] = (h[1] as number) + b;
-    h[2] = (h[2] as number) + c;
-    h[3] = (h[3] as number) + d;
-    h[4] = (h[4] as number) + e;
-    h[5] = (h[5] as number) + f;
-    h[6] = (h[6] as number) + g;
-    h[7] = (h[7] as number) + hh;
-  }
+  for (let off = 0; off < total; off += 64) compress(buf, off, w, h);
   const out = new Uint8Array(32);
   for (let i = 0; i < 8; i++) {
     const v = h[i] as number;
@@ -157,6 +163,41 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 /** Lowercase hex SHA-256 of the UTF-8 (see {@link utf8Encode}) bytes of `s`. */
+/** Scratch space reused by `sha256HexOfString`: the hot path of a tool-call fingerprint. */
+let scratch = new Uint8Array(1024);
+const W = new Uint32Array(64);
+const H = new Uint32Array(8);
+const BYTE_HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/**
+ * The lowercase hex SHA-256 of a string's UTF-8 (WTF-8) bytes — the same digest as
+ * `toHex(sha256(utf8Encode(s)))`, computed in reused buffers so a fingerprint allocates only the
+ * string it returns (a tool call is fingerprinted at every occurrence that reads it).
+ */
 export function sha256HexOfString(s: string): string {
-  return toHex(sha256(utf8Encode(s)));
+  const need = (((s.length * 3 + 8) >>> 6) + 1) << 6;
+  if (scratch.length < need) scratch = new Uint8Array(need);
+  const encoded = utf8EncodeInto(s, scratch);
+  const total = (((encoded + 8) >>> 6) + 1) << 6;
+  const buf = scratch;
+  buf.fill(0, encoded, total);
+  buf[encoded] = 0x80;
+  const bitsHi = Math.floor(encoded / 0x20000000);
+  const bitsLo = (encoded << 3) >>> 0;
+  buf[total - 8] = bitsHi >>> 24;
+  buf[total - 7] = bitsHi >>> 16;
+  buf[total - 6] = bitsHi >>> 8;
+  buf[total - 5] = bitsHi;
+  buf[total - 4] = bitsLo >>> 24;
+  buf[total - 3] = bitsLo >>> 16;
+  buf[total - 2] = bitsLo >>> 8;
+  buf[total - 1] = bitsLo;
+  H.set(INITIAL);
+  for (let off = 0; off < total; off += 64) compress(buf, off, W, H);
+  let hex = '';
+  for (let i = 0; i < 8; i++) {
+    const v = H[i] as number;
+    hex += (BYTE_HEX[v >>> 24] as string) + (BYTE_HEX[(v >>> 16) & 0xff] as string) + (BYTE_HEX[(v >>> 8) & 0xff] as string) + (BYTE_HEX[v & 0xff] as string);
+  }
+  return hex;
 }
