@@ -117,13 +117,18 @@ function compress(buf: Uint8Array, off: number, w: Uint32Array, h: Uint32Array):
   h[7] = (h[7] as number) + hh;
 }
 
-/** The SHA-256 digest of `bytes` (32 bytes). */
-export function sha256(bytes: Uint8Array): Uint8Array {
-  const n = bytes.length;
-  // Padding: 0x80, zeros, then the bit length as a 64-bit big-endian integer, to a 64-byte multiple.
-  const total = (((n + 8) >>> 6) + 1) << 6;
-  const buf = new Uint8Array(total);
-  buf.set(bytes);
+/** The length of an `n`-byte message after padding: a multiple of 64 with room for 0x80 and the length. */
+function paddedLength(n: number): number {
+  return (((n + 8) >>> 6) + 1) << 6;
+}
+
+/**
+ * Pad the `n`-byte message at the start of `buf` in place — 0x80, zeros, then the bit length as a
+ * 64-bit big-endian integer — and return the padded length. `buf` holds at least `paddedLength(n)`.
+ */
+function pad(buf: Uint8Array, n: number): number {
+  const total = paddedLength(n);
+  buf.fill(0, n, total);
   buf[n] = 0x80;
   const bitsHi = Math.floor(n / 0x20000000); // n * 8 / 2^32, exact for any array length
   const bitsLo = (n << 3) >>> 0;
@@ -135,6 +140,14 @@ export function sha256(bytes: Uint8Array): Uint8Array {
   buf[total - 3] = bitsLo >>> 16;
   buf[total - 2] = bitsLo >>> 8;
   buf[total - 1] = bitsLo;
+  return total;
+}
+
+/** The SHA-256 digest of `bytes` (32 bytes). */
+export function sha256(bytes: Uint8Array): Uint8Array {
+  const buf = new Uint8Array(paddedLength(bytes.length));
+  buf.set(bytes);
+  const total = pad(buf, bytes.length);
 
   const h = new Uint32Array(INITIAL);
   const w = new Uint32Array(64);
@@ -175,23 +188,10 @@ const BYTE_HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2
  * string it returns (a tool call is fingerprinted at every occurrence that reads it).
  */
 export function sha256HexOfString(s: string): string {
-  const need = (((s.length * 3 + 8) >>> 6) + 1) << 6;
+  const need = paddedLength(s.length * 3); // at most 3 bytes per UTF-16 unit
   if (scratch.length < need) scratch = new Uint8Array(need);
-  const encoded = utf8EncodeInto(s, scratch);
-  const total = (((encoded + 8) >>> 6) + 1) << 6;
   const buf = scratch;
-  buf.fill(0, encoded, total);
-  buf[encoded] = 0x80;
-  const bitsHi = Math.floor(encoded / 0x20000000);
-  const bitsLo = (encoded << 3) >>> 0;
-  buf[total - 8] = bitsHi >>> 24;
-  buf[total - 7] = bitsHi >>> 16;
-  buf[total - 6] = bitsHi >>> 8;
-  buf[total - 5] = bitsHi;
-  buf[total - 4] = bitsLo >>> 24;
-  buf[total - 3] = bitsLo >>> 16;
-  buf[total - 2] = bitsLo >>> 8;
-  buf[total - 1] = bitsLo;
+  const total = pad(buf, utf8EncodeInto(s, buf));
   H.set(INITIAL);
   for (let off = 0; off < total; off += 64) compress(buf, off, W, H);
   let hex = '';
