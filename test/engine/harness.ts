@@ -15,20 +15,11 @@
 import { expect } from 'vitest';
 import { compileToBundle, loadPackTexts, type Backend, type LoadedPack } from '../../compiler/index.js';
 import { formatDiagnostic, type Diagnostic } from '../../compiler/diagnostics.js';
+import { CORE_ANCHORS } from '../../compiler/load/vocabulary.js';
 import { createEngine, type Decision, type Engine, type EngineOptions, type Occurrence } from '../../runtime/index.js';
 
 export const BACKENDS: readonly Backend[] = ['compiled', 'interpreter'];
 
-export const CORE_ANCHORS = [
-  'tool.pre_invoke',
-  'tool.handler',
-  'tool.post_invoke',
-  'agent.post_turn',
-  'agent.finalize',
-  'model.input',
-  'model.output',
-  'model.tool_result',
-] as const;
 
 export interface CapabilityOptions {
   host?: string;

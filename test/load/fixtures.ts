@@ -8,17 +8,6 @@ import { loadPackTexts, type Diagnostic, type LoadedPack, type PackResult } from
 
 export type Doc = Record<string, unknown>;
 
-export const CORE_ANCHOR_IDS = [
-  'tool.pre_invoke',
-  'tool.handler',
-  'tool.post_invoke',
-  'agent.post_turn',
-  'agent.finalize',
-  'model.input',
-  'model.output',
-  'model.tool_result',
-] as const;
-
 /**
  * A host that maps `model.input` to the local spelling `content.input`, leaves `agent.finalize`
  * unsupported, catalogues one host anchor, claims six profiles (one detector-backed), tracks three
