@@ -64,7 +64,7 @@ export function ensureGc(): { gc: Gc; exposed: boolean } {
 const used = () => v8.getHeapStatistics().used_heap_size;
 
 /** Bytes allocated by `run()`: heap growth plus everything collected while it ran. */
-function allocated(gc: Gc, run: () => void): { bytes: number; gcs: number } {
+export function allocated(gc: Gc, run: () => void): { bytes: number; gcs: number } {
   gc();
   const prof = new v8.GCProfiler();
   prof.start();

@@ -17,14 +17,16 @@
  */
 export function utf8Encode(s: string): Uint8Array {
   const out = new Uint8Array(s.length * 3); // every UTF-16 unit takes at most 3 bytes (a pair takes 4 for 2)
-  return out.subarray(0, utf8EncodeInto(s, out));
+  return out.subarray(0, utf8EncodeInto(s, 0, s.length, out, 0));
 }
 
-/** Encode `s` into `out` (at least 3 bytes per UTF-16 unit); returns the number of bytes written. */
-function utf8EncodeInto(s: string, out: Uint8Array): number {
-  const n = s.length;
-  let o = 0;
-  for (let i = 0; i < n; i++) {
+/**
+ * Encode the UTF-16 units [from, to) of `s` into `out` at `at` (which has room for 3 bytes per
+ * unit) and return the offset after them. A range must not split a surrogate pair.
+ */
+export function utf8EncodeInto(s: string, from: number, to: number, out: Uint8Array, at: number): number {
+  let o = at;
+  for (let i = from; i < to; i++) {
     let c = s.charCodeAt(i);
     if (c < 0x80) {
       out[o++] = c;
@@ -35,7 +37,7 @@ function utf8EncodeInto(s: string, out: Uint8Array): number {
       out[o++] = 0x80 | (c & 0x3f);
       continue;
     }
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < to) {
       const d = s.charCodeAt(i + 1);
       if (d >= 0xdc00 && d <= 0xdfff) {
         c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
@@ -53,6 +55,38 @@ function utf8EncodeInto(s: string, out: Uint8Array): number {
     out[o++] = 0x80 | (c & 0x3f);
   }
   return o;
+}
+
+/**
+ * The string whose {@link utf8EncodeInto} bytes are `bytes[from, to)`: the exact inverse, lone
+ * surrogates included (`TextDecoder` would turn those into U+FFFD). Only for bytes this module
+ * encoded; it does not validate.
+ */
+export function utf8Decode(bytes: Uint8Array, from: number, to: number): string {
+  let out = '';
+  const units: number[] = [];
+  for (let i = from; i < to; ) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      units.push(b);
+      i += 1;
+    } else if (b < 0xe0) {
+      units.push(((b & 0x1f) << 6) | (bytes[i + 1] & 0x3f));
+      i += 2;
+    } else if (b < 0xf0) {
+      units.push(((b & 0x0f) << 12) | ((bytes[i + 1] & 0x3f) << 6) | (bytes[i + 2] & 0x3f));
+      i += 3;
+    } else {
+      const c = (((b & 0x07) << 18) | ((bytes[i + 1] & 0x3f) << 12) | ((bytes[i + 2] & 0x3f) << 6) | (bytes[i + 3] & 0x3f)) - 0x10000;
+      units.push(0xd800 + (c >> 10), 0xdc00 + (c & 0x3ff));
+      i += 4;
+    }
+    if (units.length >= 4096) {
+      out += String.fromCharCode(...units); // in chunks: an argument list has a length limit
+      units.length = 0;
+    }
+  }
+  return out + String.fromCharCode(...units);
 }
 
 const K = new Uint32Array([
@@ -118,7 +152,7 @@ function compress(buf: Uint8Array, off: number, w: Uint32Array, h: Uint32Array):
 }
 
 /** The length of an `n`-byte message after padding: a multiple of 64 with room for 0x80 and the length. */
-function paddedLength(n: number): number {
+export function paddedLength(n: number): number {
   return (((n + 8) >>> 6) + 1) << 6;
 }
 
@@ -175,29 +209,56 @@ export function toHex(bytes: Uint8Array): string {
   return s;
 }
 
-/** Lowercase hex SHA-256 of the UTF-8 (see {@link utf8Encode}) bytes of `s`. */
-/** Scratch space reused by `sha256HexOfString`: the hot path of a tool-call fingerprint. */
+/** Scratch space reused by `sha256HexOfString`. */
 let scratch = new Uint8Array(1024);
-const W = new Uint32Array(64);
-const H = new Uint32Array(8);
-const BYTE_HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /**
  * The lowercase hex SHA-256 of a string's UTF-8 (WTF-8) bytes — the same digest as
- * `toHex(sha256(utf8Encode(s)))`, computed in reused buffers so a fingerprint allocates only the
- * string it returns (a tool call is fingerprinted at every occurrence that reads it).
+ * `toHex(sha256(utf8Encode(s)))`, computed in a reused buffer.
  */
 export function sha256HexOfString(s: string): string {
   const need = paddedLength(s.length * 3); // at most 3 bytes per UTF-16 unit
   if (scratch.length < need) scratch = new Uint8Array(need);
-  const buf = scratch;
-  const total = pad(buf, utf8EncodeInto(s, buf));
+  return sha256HexInPlace(scratch, utf8EncodeInto(s, 0, s.length, scratch, 0));
+}
+
+const W = new Uint32Array(64);
+const H = new Uint32Array(8);
+/** The 64 hex digits of the digest, as character codes. */
+const DIGITS = new Uint8Array(64);
+
+/**
+ * The lowercase hex SHA-256 of the first `n` bytes of `buf`, which is padded in place and so must
+ * hold `paddedLength(n)` bytes. Nothing is allocated but the returned string: this is the end of
+ * the tool-call fingerprint, computed on the hot path of every decision ([OAR-FACT-28]).
+ */
+export function sha256HexInPlace(buf: Uint8Array, n: number): string {
+  const total = pad(buf, n);
   H.set(INITIAL);
   for (let off = 0; off < total; off += 64) compress(buf, off, W, H);
-  let hex = '';
   for (let i = 0; i < 8; i++) {
     const v = H[i] as number;
-    hex += (BYTE_HEX[v >>> 24] as string) + (BYTE_HEX[(v >>> 16) & 0xff] as string) + (BYTE_HEX[(v >>> 8) & 0xff] as string) + (BYTE_HEX[v & 0xff] as string);
+    for (let j = 0; j < 8; j++) {
+      DIGITS[i * 8 + j] = hexDigit((v >>> (28 - 4 * j)) & 15);
+    }
   }
-  return hex;
+  return hexString(DIGITS);
+}
+
+/** The character code of the lowercase hex digit of `n` (0–15). */
+export function hexDigit(n: number): number {
+  return n < 10 ? 0x30 + n : 0x57 + n; // 0-9, a-f
+}
+
+/**
+ * The string of 64 character codes `c`, built in one step: explicit arguments, because a spread or
+ * `apply` would first allocate an array, and concatenation would allocate intermediate strings.
+ */
+function hexString(c: Uint8Array): string {
+  return String.fromCharCode(
+    c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15],
+    c[16], c[17], c[18], c[19], c[20], c[21], c[22], c[23], c[24], c[25], c[26], c[27], c[28], c[29], c[30], c[31],
+    c[32], c[33], c[34], c[35], c[36], c[37], c[38], c[39], c[40], c[41], c[42], c[43], c[44], c[45], c[46], c[47],
+    c[48], c[49], c[50], c[51], c[52], c[53], c[54], c[55], c[56], c[57], c[58], c[59], c[60], c[61], c[62], c[63],
+  );
 }

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { canonicalJson, FINGERPRINT_DOMAIN, toolArgsFingerprint } from '../runtime/fingerprint.js';
+import { formatDouble } from '../runtime/format-double.js';
 import { isRaise } from '../runtime/raise.js';
-import { sha256, sha256HexOfString, toHex, utf8Encode } from '../runtime/sha256.js';
+import { sha256, sha256HexOfString, toHex, utf8Decode, utf8Encode } from '../runtime/sha256.js';
+import { propertyConfig, runProperty } from './property/run.js';
 
 const nodeSha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
 
@@ -81,6 +83,18 @@ describe('utf8Encode', () => {
     expect(Array.from(utf8Encode('\uD83D\uDE00'))).toEqual([0xf0, 0x9f, 0x98, 0x80]);
     expect(Array.from(utf8Encode('\uDE00\uD83D'))).toEqual([0xed, 0xb8, 0x80, 0xed, 0xa0, 0xbd]);
     expect(sha256HexOfString('\uD800')).not.toBe(sha256HexOfString('\uFFFD'));
+  });
+
+  it('[OAR-FACT-28] utf8Decode inverts utf8Encode exactly, lone surrogates included', () => {
+    fc.assert(
+      fc.property(illFormed, (s) => {
+        const bytes = utf8Encode(s);
+        expect(utf8Decode(bytes, 0, bytes.length)).toBe(s);
+      }),
+      { seed: 0xdec, numRuns: 2000 },
+    );
+    const long = '\uD800é😀a'.repeat(5000); // more than one chunk of units
+    expect(utf8Decode(utf8Encode(long), 0, utf8Encode(long).length)).toBe(long);
   });
 
   it('[OAR-FACT-28] matches an independent WTF-8 reference, and node:crypto over those bytes, on random UTF-16', () => {
@@ -223,5 +237,157 @@ describe('toolArgsFingerprint', () => {
       }),
       { seed: 0xf28, numRuns: 2000 },
     );
+  });
+});
+
+/**
+ * A deliberately naive reference for the streaming fingerprint: builds the canonical JSON as a
+ * string (entries sorted by comparing arrays of code points), encodes it with the WTF-8 reference
+ * above and hashes it with node:crypto. Numbers use `formatDouble`, the [OAR-COPY-10] definition.
+ */
+function refCanonical(v: unknown): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return String(v);
+    case 'number':
+      return formatDouble(v);
+    case 'bigint':
+      return formatDouble(Number(v));
+    case 'string':
+      return refQuote(v);
+  }
+  if (Array.isArray(v)) return '[' + v.map(refCanonical).join(',') + ']';
+  const entries: [string, unknown][] = v instanceof Map ? [...v] : Object.entries(v as object);
+  entries.sort(([a], [b]) => codePointOrder(a, b));
+  return '{' + entries.map(([k, x]) => refQuote(k) + ':' + refCanonical(x)).join(',') + '}';
+}
+
+function refQuote(s: string): string {
+  const escaped = s.replace(/["\\\u0000-\u001f]/g, (c) =>
+    c === '"' ? '\\"' : c === '\\' ? '\\\\' : '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'),
+  );
+  return '"' + escaped + '"';
+}
+
+function codePointOrder(a: string, b: string): number {
+  const x = Array.from(a, (c) => c.codePointAt(0) as number);
+  const y = Array.from(b, (c) => c.codePointAt(0) as number);
+  for (let i = 0; i < x.length && i < y.length; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+  return x.length - y.length;
+}
+
+const refFingerprint = (tool: string, args: unknown) => nodeSha(wtf8(`${FINGERPRINT_DOMAIN}\u0000${refCanonical([tool, args])}`));
+
+// Keys from characters whose code-point order differs from their UTF-16 order (U+FF5E vs astral),
+// lone surrogates, escapes and digits (integer-like keys are stored apart by the engine).
+const keyChar = fc.constantFrom('a', 'b', 'B', '0', '7', '~', '\uFF5E', '\uFFFF', '😀', '\u{10FFFF}', '\uD800', '\uDFFF', '\n', '"', '\\', 'é', '\u0000', '\u001f');
+const key = fc.array(keyChar, { maxLength: 4 }).map((a) => a.join(''));
+const text = fc.oneof(illFormed, key, fc.string({ unit: 'binary', maxLength: 20 }));
+const num = fc.oneof(
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(-0, 0, 2 ** 53, -(2 ** 53), 2 ** 60, 1e21, 1e-7, 5e-324, 0.1, Number.MAX_VALUE),
+);
+const exactBigint = fc.constantFrom(0n, 5n, -7n, 2n ** 53n, 2n ** 60n, -(2n ** 63n), 9007199254740991n);
+const leaf = fc.oneof(text, num, exactBigint, fc.boolean(), fc.constant(null));
+const { value: anyValue } = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object'), tie('map'), tie('wide')),
+  array: fc.array(tie('value'), { maxLength: 5 }),
+  object: fc.dictionary(key, tie('value'), { maxKeys: 8 }),
+  map: fc.dictionary(key, tie('value'), { maxKeys: 8 }).map((o) => new Map(Object.entries(o))),
+  // More keys than the in-place insertion sort handles.
+  wide: fc.dictionary(key, leaf, { minKeys: 17, maxKeys: 40 }),
+}));
+
+describe('streaming fingerprint vs a string-building reference', () => {
+  const config = propertyConfig(0xf28d, 3000);
+  const replay = (name: string) => `npx vitest run test/fingerprint.test.ts -t "${name}"`;
+
+  it('[OAR-FACT-28] the streamed fingerprint and canonicalJson equal the reference on random nested values', () => {
+    const name = '[OAR-FACT-28] the streamed fingerprint and canonicalJson equal the reference on random nested values';
+    runProperty(config, name, fc.tuple(text, anyValue), ([tool, args]) => {
+      expect(toolArgsFingerprint(tool, args)).toBe(refFingerprint(tool, args));
+      expect(canonicalJson(args)).toBe(refCanonical(args));
+    }, config.runs, replay(name), true);
+  });
+
+  it('[OAR-FACT-28] an object of 100,000 keys is sorted by code point without going quadratic', () => {
+    const big: Record<string, number> = {};
+    for (let i = 0; i < 100_000; i++) big[(i * 7919) % 100_003 + (i % 3 === 0 ? '😀' : '\uFF5E')] = i;
+    expect(toolArgsFingerprint('t', big)).toBe(refFingerprint('t', big));
+    expect(toolArgsFingerprint('t', { a: 1 })).toBe(refFingerprint('t', { a: 1 }));
+  });
+
+  it('[OAR-FACT-28] exact failure messages, and every failure leaves the writer clean for the next call', () => {
+    const cyclic: { a: unknown[] } = { a: [1, { b: null }] };
+    (cyclic.a[1] as { b: unknown }).b = cyclic;
+    const cases: [() => unknown, string][] = [
+      [() => toolArgsFingerprint('t', { n: 2n ** 53n + 1n }), '$[1].n: the integer 9007199254740993 has no exact binary64 value'],
+      [() => toolArgsFingerprint('t', { x: [1, { y: NaN }] }), '$[1].x[1].y: a number must be finite, got NaN'],
+      [() => toolArgsFingerprint('t', { 'k"\n': [undefined] }), '$[1].k"\n[0]: undefined has no canonical JSON form'],
+      [() => toolArgsFingerprint('t', new Map([['a', new Map([[1, 'x']])]])), '$[1].a: a map key must be a string, got integer number'],
+      [() => toolArgsFingerprint('t', cyclic), '$[1].a[1].b: the value is cyclic'],
+      [() => toolArgsFingerprint('t', [Symbol('s')]), '$[1][0]: symbol has no canonical JSON form'],
+      [() => toolArgsFingerprint('t', () => 1), '$[1]: function has no canonical JSON form'],
+      [() => toolArgsFingerprint(undefined as unknown as string, {}), '$[0]: undefined has no canonical JSON form'],
+      [() => canonicalJson({ a: { b: -Infinity } }), '$.a.b: a number must be finite, got infinity'],
+      [() => canonicalJson(undefined), '$: undefined has no canonical JSON form'],
+    ];
+    for (const [f, message] of cases) {
+      expect(raiseOf(f)).toEqual({ code: 'provider_failure', message: `tool_args_fingerprint: ${message}` });
+      expect(toolArgsFingerprint('read', { b: 1, a: 'x' })).toBe('d9e6aa39144640b943604e24bf73b61c8084469b46dd0a5fc39b52c0fb0494bf');
+      expect(canonicalJson({ z: [1], a: 'é' })).toBe('{"a":"é","z":[1.0]}');
+    }
+  });
+
+  it('[OAR-FACT-28] cycles are found at any depth, past the scanned part of the path too', () => {
+    const chain = (n: number) => {
+      const levels: Record<string, unknown>[] = [{}];
+      for (let i = 0; i < n; i++) levels.push((levels[i]!.n = {}) as Record<string, unknown>);
+      return levels;
+    };
+    for (const target of [3, 80]) {
+      const levels = chain(90);
+      levels[90]!.back = levels[target];
+      expect(raiseOf(() => toolArgsFingerprint('t', levels[0])).message).toBe(
+        `tool_args_fingerprint: $[1]${'.n'.repeat(90)}.back: the value is cyclic`,
+      );
+      // The same containers, now shared but acyclic, deep in the path: not a cycle.
+      delete levels[90]!.back;
+      levels[90]!.shared = levels[70]!.x = { k: [1] };
+      expect(toolArgsFingerprint('t', [levels[0], levels[75]])).toBe(refFingerprint('t', [levels[0], levels[75]]));
+    }
+  });
+
+  it('[OAR-FACT-28] a getter that fingerprints while being fingerprinted does not corrupt the outer call', () => {
+    const args = {
+      a: 'x',
+      get b() {
+        return toolArgsFingerprint('inner', { q: [1, 2] });
+      },
+    };
+    const plain = { a: 'x', b: toolArgsFingerprint('inner', { q: [1, 2] }) };
+    expect(toolArgsFingerprint('outer', args)).toBe(toolArgsFingerprint('outer', plain));
+    expect(canonicalJson(args)).toBe(canonicalJson(plain));
+  });
+
+  it('[OAR-FACT-28] structure alone can outgrow the scratch buffer: every bracket, comma and colon is kept', () => {
+    // Brackets, commas and colons are written one byte at a time, with no string to reserve room
+    // for them: 3,000 nested arrays and a wide object of empty arrays are kilobytes of structure.
+    let nested: unknown = [];
+    for (let i = 0; i < 3000; i++) nested = [nested, {}];
+    const wide = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [String.fromCharCode(97 + (i % 26)).repeat(1 + Math.floor(i / 26)), []]));
+    for (const v of [nested, wide]) {
+      expect(canonicalJson(v)).toBe(refCanonical(v));
+      expect(toolArgsFingerprint('t', v)).toBe(refFingerprint('t', v));
+    }
+  });
+
+  it('[OAR-FACT-28] a call larger than the kept scratch space, then ordinary calls', () => {
+    const huge = { s: 'é\n'.repeat(200_000), keys: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i])) };
+    expect(toolArgsFingerprint('t', huge)).toBe(refFingerprint('t', huge));
+    expect(toolArgsFingerprint('read', { b: 1, a: 'x' })).toBe('d9e6aa39144640b943604e24bf73b61c8084469b46dd0a5fc39b52c0fb0494bf');
   });
 });
