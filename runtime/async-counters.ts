@@ -6,7 +6,7 @@
  * increment and reset in one atomic batch.
  */
 import type { CounterKey, CounterOp, CounterStore, CounterValues } from './counters.js';
-import { applyCounterOp, counterKeyString } from './counters.js';
+import { ZERO_COUNTERS, applyCounterOp, counterKeyString } from './counters.js';
 
 export interface AsyncCounterStore {
   /** The values of every key, in order, in one round trip. */
@@ -14,8 +14,6 @@ export interface AsyncCounterStore {
   /** Apply every op in order, atomically (all or none), in one round trip; reject on failure. */
   applyMany(ops: readonly CounterOp[]): Promise<void>;
 }
-
-const ZERO: CounterValues = Object.freeze({ fire_count: 0, breaker_count: 0 }) as CounterValues;
 
 /**
  * The synchronous face the engine evaluates against: reads come from the batch read before
@@ -36,7 +34,7 @@ export class SnapshotStore implements CounterStore {
     private readonly readFailure?: string,
     private readonly writeFailure?: string,
   ) {
-    keys.forEach((k, i) => this.values.set(counterKeyString(k), { ...(initial[i] ?? ZERO) }));
+    keys.forEach((k, i) => this.values.set(counterKeyString(k), { ...(initial[i] ?? ZERO_COUNTERS) }));
   }
 
   read(key: CounterKey): CounterValues {

@@ -9,6 +9,12 @@ export interface CounterKey {
   readonly session: string;
   /** Absent for an unscoped rule; possibly '' for a scoped one ([OAR-FIRE-10]). */
   readonly scope?: string;
+  /**
+   * The store key string (`counterKeyString`), when the engine built it with the key: keys the
+   * engine hands to a store are built once per counter and reused, and carry it as a
+   * non-enumerable property so a read builds no string. Hosts need not set it.
+   */
+  readonly id?: string;
 }
 
 export interface CounterValues {
@@ -16,8 +22,13 @@ export interface CounterValues {
   breaker_count: number;
 }
 
-export type CounterOp =
-  | { key: CounterKey; action: 'increment_counter' | 'reset_counter' | 'increment_breaker' | 'reset_breaker' };
+export type CounterAction = 'increment_counter' | 'reset_counter' | 'increment_breaker' | 'reset_breaker';
+
+/** One counter action on one key. The engine reuses op objects: a store may keep them, never change them. */
+export interface CounterOp {
+  readonly key: CounterKey;
+  readonly action: CounterAction;
+}
 
 /**
  * A synchronous counter store. `decide` reads while evaluating (nothing is written until every
@@ -27,7 +38,10 @@ export type CounterOp =
  */
 export interface CounterStore {
   read(key: CounterKey): CounterValues;
-  /** Apply the ops in order; throw if they cannot be applied ([OAR-FIRE-9]). */
+  /**
+   * Apply the ops in order; throw if they cannot be applied ([OAR-FIRE-9]). The array is the
+   * engine's scratch list, reused after the call returns: copy it to keep it.
+   */
   apply(ops: readonly CounterOp[]): void;
 }
 
@@ -38,22 +52,23 @@ export function counterName(key: CounterKey): string {
 
 /** The store's internal key: NUL separators cannot occur in a qualified identifier. */
 export function counterKeyString(key: CounterKey): string {
+  if (key.id !== undefined) return key.id;
   return key.scope === undefined ? `${key.rule}\u0000${key.session}` : `${key.rule}\u0000${key.session}\u0000${key.scope}`;
 }
 
-const ZERO: CounterValues = Object.freeze({ fire_count: 0, breaker_count: 0 }) as CounterValues;
+export const ZERO_COUNTERS: CounterValues = Object.freeze({ fire_count: 0, breaker_count: 0 }) as CounterValues;
 
 /** Apply one op to a map of counter values by store key ([OAR-FIRE-3], [OAR-FIRE-4]). */
 export function applyCounterOp(values: Map<string, CounterValues>, op: CounterOp): void {
   const k = counterKeyString(op.key);
-  const v = values.get(k) ?? { fire_count: 0, breaker_count: 0 };
+  let v = values.get(k);
+  if (v === undefined) values.set(k, (v = { fire_count: 0, breaker_count: 0 }));
   switch (op.action) {
     case 'increment_counter': v.fire_count++; break;
     case 'reset_counter': v.fire_count = 0; break;
     case 'increment_breaker': v.breaker_count++; break;
     case 'reset_breaker': v.breaker_count = 0; break;
   }
-  values.set(k, v);
 }
 
 /** The in-memory default. */
@@ -61,7 +76,7 @@ export class MemoryCounterStore implements CounterStore {
   private readonly values = new Map<string, CounterValues>();
 
   read(key: CounterKey): CounterValues {
-    return this.values.get(counterKeyString(key)) ?? ZERO;
+    return this.values.get(counterKeyString(key)) ?? ZERO_COUNTERS;
   }
 
   apply(ops: readonly CounterOp[]): void {

@@ -26,13 +26,14 @@
  * all: evaluation is re-run from its place with it failing there (`failLate`), reading the same
  * facts, detector results and counter snapshot.
  */
-import { checkBundle, type Bundle, type BundleRule } from './bundle.js';
-import { MemoryCounterStore, counterKeyString, counterName, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
+import { checkBundle, type Bundle, type BundleRule, type SideEffect } from './bundle.js';
+import { MemoryCounterStore, counterKeyString, type CounterAction, type CounterKey, type CounterStore } from './counters.js';
 import { SnapshotStore, type AsyncCounterStore } from './async-counters.js';
 import { renderCopyObject } from './copy.js';
 import { RESERVED_DETECTORS, type Detector } from './detectors.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
-import { OccurrenceFacts, type CounterContext, type Occurrence } from './occurrence.js';
+import { OccurrenceFacts, type Occurrence } from './occurrence.js';
+import { OccurrenceCounters, counterOps, type CounterCell } from './occurrence-counters.js';
 import { Raise } from './raise.js';
 import { applyTransforms, readSpans, type AccumulatedTransform, type Span } from './transform.js';
 
@@ -75,6 +76,23 @@ interface Rule {
   readonly scope: number;
   readonly detector?: Detector;
   readonly targetSlot: number;
+  /**
+   * `on_fire` as the engine applies it ([OAR-FIRE-8]): each `publish_event`, and each run of
+   * consecutive counter actions, which reaches the store as one batch.
+   */
+  readonly fireSteps: readonly ('publish_event' | readonly CounterAction[])[];
+}
+
+/** Split `on_fire` into events and runs of consecutive counter actions. */
+function fireSteps(onFire: readonly SideEffect[]): Rule['fireSteps'] {
+  const steps: ('publish_event' | CounterAction[])[] = [];
+  for (const action of onFire) {
+    const last = steps[steps.length - 1];
+    if (action === 'publish_event') steps.push(action);
+    else if (last === undefined || last === 'publish_event') steps.push([action]);
+    else last.push(action);
+  }
+  return steps;
 }
 
 interface AnchorRules {
@@ -104,9 +122,28 @@ interface SelectionIndex {
 
 const NO_RULES: readonly Rule[] = [];
 
+/**
+ * A list of rules reused by every occurrence: `items[0]` to `items[n - 1]` are current. The
+ * backing array never shrinks — truncating a V8 array trims or drops its storage, and refilling it
+ * would allocate again.
+ */
+class RuleList {
+  readonly items: Rule[] = [];
+  n = 0;
+
+  clear(): this {
+    this.n = 0;
+    return this;
+  }
+
+  push(r: Rule): void {
+    this.items[this.n++] = r;
+  }
+}
+
 /** Merge two lists of rules already in evaluation order into `out`. */
-function mergeByPosition(a: readonly Rule[], b: readonly Rule[], pos: ReadonlyMap<Rule, number>, out: Rule[]): Rule[] {
-  out.length = 0;
+function mergeByPosition(a: readonly Rule[], b: readonly Rule[], pos: ReadonlyMap<Rule, number>, out: RuleList): RuleList {
+  out.clear();
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
@@ -155,7 +192,7 @@ export function createEngine(bundle: Bundle, options: EngineOptions = {}): Engin
 }
 
 class RuleEngine implements Engine {
-  private readonly counters: CounterStore;
+  private readonly store: CounterStore;
   private readonly asyncCounters?: AsyncCounterStore;
   private readonly events?: EventSink;
   private readonly facts: OccurrenceFacts;
@@ -164,15 +201,19 @@ class RuleEngine implements Engine {
   private readonly anchorValue = new Map<string, string>();
   private readonly scopeOf = new Map<string, number>();
   private readonly sessions = new Map<string, string[]>();
-  /** Counter values as they were before this occurrence wrote them ([OAR-FIRE-6]), by store key. */
-  readonly written = new Map<string, CounterValues>();
   private readonly preInvoke?: string;
   private readonly toolSlot: number;
-  /** Scratch list for the selection index's merge; consumed before the next occurrence. */
-  private readonly merged: Rule[] = [];
-  /** The per-occurrence state and the fact reader's counter context, reused (see `Occ`). */
+  /**
+   * Scratch lists, reused by every occurrence (deciding is synchronous from selection to the
+   * returned decision): the selection index's merge, the selected rules, and their order.
+   */
+  private readonly merged = new RuleList();
+  private readonly selected = new RuleList();
+  private readonly ordered = new RuleList();
+  private readonly remaining = new RuleList();
+  /** The per-occurrence state and the counters it reads and writes, reused (see `Occ`). */
   private readonly occurrence: Occ;
-  private readonly context: CounterContext;
+  readonly counters: OccurrenceCounters;
   /** Names of declared facts (not functions): a function value under one is a lazy provider. */
   private readonly factNames: ReadonlySet<string>;
 
@@ -180,12 +221,12 @@ class RuleEngine implements Engine {
     readonly bundle: Bundle,
     options: EngineOptions,
   ) {
-    this.counters = options.counters ?? new MemoryCounterStore();
+    this.store = options.counters ?? new MemoryCounterStore();
     if (options.asyncCounters) this.asyncCounters = options.asyncCounters;
     if (options.events) this.events = options.events;
     this.facts = new OccurrenceFacts(bundle.symbols);
     this.occurrence = new Occ(this, this.facts);
-    this.context = { store: this.counters, session: DEFAULT_SESSION, scopeOf: this.scopeOf, written: this.written };
+    this.counters = new OccurrenceCounters(this.scopeOf, this.store);
     const detectors = { ...RESERVED_DETECTORS, ...options.detectors };
     for (const [core, local] of Object.entries(bundle.capability.coreAnchors)) this.anchorValue.set(local, core);
     for (const host of bundle.capability.hostAnchors) this.anchorValue.set(host, host);
@@ -209,6 +250,7 @@ class RuleEngine implements Engine {
         overrides: new Set(b.overrides),
         scope: b.counterScope ?? -1,
         targetSlot: b.transform && b.transform.target !== 'content' ? b.transform.target : -1,
+        fireSteps: fireSteps(b.onFire),
         ...(detector ? { detector } : {}),
       };
       this.byQid.set(b.qid, rule);
@@ -233,8 +275,12 @@ class RuleEngine implements Engine {
   }
 
   decide(occ: Occurrence): Decision {
-    const decision = this.run(occ, this.counters, this.events);
-    this.recordActivity(occ, occ.session ?? DEFAULT_SESSION, decision.decision);
+    const decision = this.run(occ, this.store, this.events);
+    // [OAR-PROF-9] a tool call admitted at `tool.pre_invoke` becomes a step, after its own rules ran.
+    if (decision.decision !== 'block') {
+      const step = this.toolStep(occ);
+      if (step !== undefined) this.pushStep(occ.session ?? DEFAULT_SESSION, step);
+    }
     return decision;
   }
 
@@ -319,11 +365,13 @@ class RuleEngine implements Engine {
     if (this.bundle.capability.activityWindow === 0 || occ.anchor !== this.preInvoke) return undefined;
     let tool: unknown = occ.toolCall?.name;
     if (this.toolSlot >= 0) {
-      this.facts.overlay = null; // [OAR-FACT-11] not a detector's facts
+      // [OAR-FACT-11] the occurrence's own observation: the facts a detector produced for the
+      // last rule presented are local to that rule and must not become the step.
+      this.facts.overlay = null;
       try {
         tool = this.facts.fact(this.toolSlot);
       } catch {
-        return undefined;
+        return undefined; // a tool name that cannot be observed is no step
       }
     }
     return typeof tool === 'string' && tool !== '' ? tool : undefined;
@@ -334,22 +382,17 @@ class RuleEngine implements Engine {
     let steps = this.sessions.get(session);
     if (steps === undefined) this.sessions.set(session, (steps = []));
     steps.push(tool);
-    if (steps.length > window) steps.splice(0, steps.length - window);
+    while (steps.length > window) steps.shift();
   }
 
   /** Evaluate one occurrence against `store` (reads, then writes after the decision) and `sink`. */
   private run(occ: Occurrence, store: CounterStore, sink: EventSink | undefined): Decision {
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
-    const facts = this.facts;
-    if (this.written.size > 0) this.written.clear();
-    const ctx = this.context;
-    ctx.store = store;
-    ctx.session = session;
-    ctx.written = this.written;
-    facts.reset(occ, anchorValue, ctx);
+    this.counters.start(store, session);
+    this.facts.reset(occ, anchorValue, this.counters);
     const candidates = this.byAnchor.get(occ.anchor);
-    const run = this.occurrence.start(occ, session, anchorValue, store, sink);
+    const run = this.occurrence.start(occ, session, anchorValue, sink);
     if (candidates !== undefined) run.evaluate(this.order(this.select(candidates, run), candidates.reorders));
     return run.finish();
   }
@@ -367,23 +410,23 @@ class RuleEngine implements Engine {
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     const planning = new SnapshotStore([], []);
-    this.facts.reset(occ, anchorValue, { store: planning, session, scopeOf: this.scopeOf });
-    const probe = this.occurrence.start(occ, session, anchorValue, planning, undefined);
+    this.counters.start(planning, session);
+    this.facts.reset(occ, anchorValue, this.counters);
+    const probe = this.occurrence.start(occ, session, anchorValue, undefined);
     const keys = new Map<string, CounterKey>();
     const add = (qid: string) => {
       const scope = this.scopeOf.get(qid) ?? -1;
-      let key: CounterKey;
-      if (scope < 0) key = { rule: qid, session };
-      else {
-        try {
-          key = { rule: qid, session, scope: this.facts.fact(scope) as string };
-        } catch {
-          return;
-        }
+      let cell: CounterCell;
+      try {
+        cell = this.counters.cell(qid, scope < 0 ? undefined : (this.facts.fact(scope) as string));
+      } catch {
+        return;
       }
-      keys.set(counterKeyString(key), key);
+      keys.set(counterKeyString(cell.key), cell.key);
     };
-    for (const r of this.select(candidates, probe)) {
+    const selected = this.select(candidates, probe);
+    for (let i = 0; i < selected.n; i++) {
+      const r = selected.items[i] as Rule;
       if (r.b.readsCounters || r.b.onFire.some((a) => a !== 'publish_event')) add(r.qid);
       for (const t of r.b.counterReads) add(t);
       const sub = typeof r.b.onError === 'object' ? this.byQid.get(r.b.onError.rule) : undefined;
@@ -398,22 +441,28 @@ class RuleEngine implements Engine {
    * a JSON object, which has no order ([OAR-SEL-4]), so the outcome must not depend on which
    * clause was read first.
    */
-  private select(anchor: AnchorRules, run: Occ): Rule[] {
+  private select(anchor: AnchorRules, run: Occ): RuleList {
     const facts = this.facts;
-    const out: Rule[] = [];
+    const out = this.selected.clear();
     let candidates = anchor.rules;
+    let count = candidates.length;
     const index = anchor.index;
     if (index !== undefined) {
       // An unreadable index fact falls back to the full scan, so failures are attributed exactly
       // as the scan attributes them.
       try {
         const listed = index.byValue.get(facts.fact(index.slot) as string) ?? NO_RULES;
-        candidates = listed.length === 0 ? index.without : index.without.length === 0 ? listed : mergeByPosition(listed, index.without, index.pos, this.merged);
+        if (listed.length === 0) candidates = index.without;
+        else if (index.without.length === 0) candidates = listed;
+        else candidates = mergeByPosition(listed, index.without, index.pos, this.merged).items;
+        count = candidates === this.merged.items ? this.merged.n : candidates.length;
       } catch {
         candidates = anchor.rules;
+        count = candidates.length;
       }
     }
-    for (const r of candidates) {
+    for (let c = 0; c < count; c++) {
+      const r = candidates[c] as Rule;
       let selected = true;
       let failure: Raise | undefined;
       for (const clause of r.b.selector) {
@@ -425,7 +474,7 @@ class RuleEngine implements Engine {
           continue;
         }
         // [OAR-SEL-2] a list<string> fact matches when any member is in the clause's list.
-        if (typeof v === 'string' ? !clause.values.includes(v) : !(v as string[]).some((m) => clause.values.includes(m))) {
+        if (typeof v === 'string' ? !clause.values.includes(v) : !anyIn(v as string[], clause.values)) {
           selected = false;
           break;
         }
@@ -441,42 +490,20 @@ class RuleEngine implements Engine {
    * [OAR-EVAL-18]: while any selected rule remains, take the first (in kind-then-identifier order)
    * none of whose remaining suppressors is still unevaluated.
    */
-  private order(selected: Rule[], reorders: boolean): Rule[] {
-    if (!reorders || selected.length < 2) return selected;
-    const remaining = selected.slice();
-    const out: Rule[] = [];
-    while (remaining.length > 0) {
+  private order(selected: RuleList, reorders: boolean): RuleList {
+    if (!reorders || selected.n < 2) return selected;
+    const remaining = this.remaining.clear();
+    for (let i = 0; i < selected.n; i++) remaining.push(selected.items[i] as Rule);
+    const out = this.ordered.clear();
+    const left = remaining.items;
+    while (remaining.n > 0) {
       let pick = 0;
-      while (pick < remaining.length - 1) {
-        const cand = remaining[pick] as Rule;
-        if (!remaining.some((s) => s !== cand && s.overrides.has(cand.qid))) break;
-        pick++;
-      }
-      out.push(remaining.splice(pick, 1)[0] as Rule);
+      while (pick < remaining.n - 1 && suppressorRemains(left, remaining.n, left[pick] as Rule)) pick++;
+      out.push(left[pick] as Rule);
+      for (let i = pick + 1; i < remaining.n; i++) left[i - 1] = left[i] as Rule;
+      remaining.n--;
     }
     return out;
-  }
-
-  /** [OAR-PROF-9]: a tool call admitted at `tool.pre_invoke` becomes a step, after its own rules ran. */
-  private recordActivity(occ: Occurrence, session: string, decision: DecisionEffect): void {
-    const window = this.bundle.capability.activityWindow;
-    if (window === 0 || occ.anchor !== this.preInvoke || decision === 'block') return;
-    let tool: unknown = occ.toolCall?.name;
-    if (this.toolSlot >= 0) {
-      // [OAR-FACT-11] the occurrence's own observation: the facts a detector produced for the
-      // last rule presented are local to that rule and must not become the step.
-      this.facts.overlay = null;
-      try {
-        tool = this.facts.fact(this.toolSlot);
-      } catch {
-        return; // a tool name that cannot be observed is no step
-      }
-    }
-    if (typeof tool !== 'string' || tool === '') return;
-    let steps = this.sessions.get(session);
-    if (steps === undefined) this.sessions.set(session, (steps = []));
-    steps.push(tool);
-    if (steps.length > window) steps.splice(0, steps.length - window);
   }
 
   rule(qid: string): Rule | undefined {
@@ -485,70 +512,92 @@ class RuleEngine implements Engine {
 
 }
 
+/** Does any of the first `n` rules of `rules`, other than `r`, override it? */
+function suppressorRemains(rules: readonly Rule[], n: number, r: Rule): boolean {
+  for (let i = 0; i < n; i++) {
+    const s = rules[i] as Rule;
+    if (s !== r && s.overrides.has(r.qid)) return true;
+  }
+  return false;
+}
+
+/** Is any member of `list` in `values`? */
+function anyIn(list: readonly string[], values: readonly string[]): boolean {
+  for (const m of list) if (values.includes(m)) return true;
+  return false;
+}
+
 function toRaise(e: unknown): Raise {
   return e instanceof Raise ? e : new Raise('provider_failure', e instanceof Error ? e.message : String(e));
 }
 
-const EMPTY_ORDER: Rule[] = [];
+const EMPTY_ORDER: readonly Rule[] = [];
+const NO_ADVISORIES: readonly Advisory[] = [];
 
-/** Size a reused array to `n` entries, all `empty`. */
+/** Set the first `n` entries of a reused array to `empty` (never shrinking it: see `RuleList`). */
 function reuse<T>(a: T[], n: number, empty: T): void {
-  a.length = n;
-  a.fill(empty);
+  for (let i = 0; i < n; i++) a[i] = empty;
 }
 
-/** The state of one occurrence being decided. */
+/**
+ * The state of one occurrence being decided. One per engine, reused for every occurrence:
+ * deciding is synchronous from `start` to `finish`, so the per-occurrence state lives in one set
+ * of arrays and fields instead of being allocated anew — the hot path of `decide` allocates what
+ * it returns (`decideAsync` runs each of its synchronous stretches the same way).
+ */
 class Occ {
-  private order: Rule[] = EMPTY_ORDER;
+  /** The selected rules in evaluation order: `order[0]` to `order[count - 1]`. */
+  private order: readonly Rule[] = EMPTY_ORDER;
+  private count = 0;
   private outcome: Outcome[] = [];
   private errors: (Raise | undefined)[] = [];
   private overlays: (Readonly<Record<string, unknown>> | null)[] = [];
   private spans: (readonly Span[] | undefined)[] = [];
   /** What each detector rule's detector returned (or how it failed): it is asked once ([OAR-FACT-11]). */
   private detections: (Readonly<Record<string, unknown>> | Raise | undefined)[] = [];
+  /** Index of the first rule that fired and suppressed each rule ([OAR-EVAL-14]), or -1. */
+  private suppressedBy: number[] = [];
   /**
    * Rules that fired and then could not be evaluated after all — their copy or a side-effect
    * failed ([OAR-FACT-26], [OAR-FIRE-9]) — by index: on a re-run they fail at their own place.
    */
   private readonly lateFailures = new Map<number, Raise>();
   private readonly selectorErrors = new Map<Rule, Raise>();
-  /** Suppressed qualified identifier → index of the first rule that suppressed it. */
-  private readonly suppressed = new Map<string, number>();
   /** Index just past the last rule reached; rules at or after it were never evaluated. */
   private reached = 0;
   /** Index of the rule whose failure produced an `on_error` block, or -1. */
   private errorAt = -1;
   private window: readonly string[] = [];
 
+  /** The resolved decision ([OAR-EVAL-6]), set by `resolve`. */
+  private effect: DecisionEffect = 'none';
+  private code: string | null = null;
+  private named: string | null = null;
+  private copy: Record<string, string> | null = null;
+  private advisories: readonly Advisory[] = NO_ADVISORIES;
+
   private occ: Occurrence = { anchor: '' };
   private session = '';
   private anchorValue = '';
-  private store: CounterStore = new MemoryCounterStore();
   private sink: EventSink | undefined = undefined;
 
-  /**
-   * One per engine, reused for every occurrence: deciding is synchronous from `start` to `finish`,
-   * so the per-occurrence state can live in one set of arrays instead of being allocated anew
-   * (`decideAsync` runs each of its synchronous stretches the same way).
-   */
   constructor(
     private readonly engine: RuleEngine,
     private readonly facts: OccurrenceFacts,
   ) {}
 
   /** Forget the previous occurrence and start this one. */
-  start(occ: Occurrence, session: string, anchorValue: string, store: CounterStore, sink: EventSink | undefined): this {
+  start(occ: Occurrence, session: string, anchorValue: string, sink: EventSink | undefined): this {
     this.occ = occ;
     this.session = session;
     this.anchorValue = anchorValue;
-    this.store = store;
     this.sink = sink;
     this.order = EMPTY_ORDER;
+    this.count = 0;
     this.reached = 0;
     this.errorAt = -1;
     if (this.lateFailures.size > 0) this.lateFailures.clear();
     if (this.selectorErrors.size > 0) this.selectorErrors.clear();
-    if (this.suppressed.size > 0) this.suppressed.clear();
     return this;
   }
 
@@ -556,14 +605,16 @@ class Occ {
     this.selectorErrors.set(r, raise);
   }
 
-  evaluate(order: Rule[]): void {
-    this.order = order;
-    const n = order.length;
+  evaluate(order: RuleList): void {
+    this.order = order.items;
+    this.count = order.n;
+    const n = order.n;
     reuse(this.outcome, n, undefined);
     reuse(this.errors, n, undefined);
     reuse(this.overlays, n, null);
     reuse(this.spans, n, undefined);
     reuse(this.detections, n, undefined);
+    reuse(this.suppressedBy, n, -1);
     this.window = this.occ.recentActivity ?? this.engine.activity(this.session);
     this.run(0);
   }
@@ -571,12 +622,12 @@ class Occ {
   /** Evaluate rules from `start` on, until the end, an enforced block, or an `on_error` block. */
   private run(start: number): void {
     const order = this.order;
-    const n = order.length;
+    const n = this.count;
     const window = this.window;
     for (let k = start; k < n; k++) {
       this.reached = k + 1;
       const r = order[k] as Rule;
-      if (this.suppressed.has(r.qid)) {
+      if ((this.suppressedBy[k] as number) >= 0) {
         this.outcome[k] = 'suppressed';
         continue;
       }
@@ -669,94 +720,84 @@ class Occ {
    */
   private failLate(k: number, raise: Raise): void {
     this.lateFailures.set(k, raise);
-    for (const [t, by] of this.suppressed) if (by >= k) this.suppressed.delete(t);
+    const by = this.suppressedBy;
+    for (let j = 0; j < this.count; j++) if ((by[j] as number) >= k) by[j] = -1;
     this.errorAt = -1;
     this.run(k);
   }
 
-  /** [OAR-EVAL-14] suppress what rule `k` overrides; withdraw what was already evaluated. */
+  /**
+   * [OAR-EVAL-14] suppress what rule `k` overrides; withdraw what was already evaluated. A rule
+   * keeps the first (earliest) rule that suppressed it, so a later withdrawal by `failLate` of
+   * that one alone lifts it.
+   */
   private suppress(k: number): void {
     const r = this.order[k] as Rule;
     if (r.overrides.size === 0) return;
-    for (const t of r.overrides) if (!this.suppressed.has(t)) this.suppressed.set(t, k);
-    for (let j = 0; j < k; j++) {
-      if (r.overrides.has((this.order[j] as Rule).qid)) this.outcome[j] = 'suppressed';
+    const order = this.order;
+    for (let j = 0; j < this.count; j++) {
+      if (j === k || (this.suppressedBy[j] as number) >= 0 || !r.overrides.has((order[j] as Rule).qid)) continue;
+      this.suppressedBy[j] = k;
+      if (j < k) this.outcome[j] = 'suppressed';
     }
   }
 
   finish(): Decision {
-    let resolved = this.resolve();
+    this.resolve();
     const onFire: AppliedSideEffect[] = [];
     const events: EventRecord[] = [];
-    const changed = new Map<string, CounterKey>();
     // [OAR-EVAL-12], [OAR-FIRE-2], [OAR-FIRE-8]: enforced rules that fired, in evaluation order.
     for (let k = 0; k < this.reached; k++) {
       if (this.outcome[k] !== 'fired') continue;
       if (this.errorAt >= 0 && k > this.errorAt) break;
       const r = this.order[k] as Rule;
       if (r.b.onFire.length === 0) continue;
-      const failure = this.applySideEffects(r, k, onFire, events, changed);
+      const failure = this.applySideEffects(r, k, onFire, events);
       if (failure !== undefined) {
         this.failLate(k, failure);
-        resolved = this.resolve();
+        this.resolve();
       }
     }
-    const counters: Decision['counters'] = {};
-    for (const [name, key] of changed) counters[name] = { ...this.store.read(key) };
-
     const decision: Decision = {
-      decision: resolved.effect,
-      code: resolved.code,
-      rule: resolved.rule,
-      copy: resolved.copy,
-      advisories: resolved.advisories,
+      decision: this.effect,
+      code: this.code,
+      rule: this.named,
+      copy: this.copy,
+      advisories: this.advisories === NO_ADVISORIES ? [] : (this.advisories as Advisory[]),
       transforms: [],
       skippedTransforms: [],
       applied: this.trace(),
       onFire,
       events,
-      counters,
+      counters: this.engine.counters.changed(),
     };
     // [OAR-OPS-17] a block discards the transforms: there is no content to deliver.
-    if (resolved.effect === 'transform') this.transform(decision);
-    else if (resolved.effect !== 'block' && this.occ.content !== undefined) decision.content = this.occ.content;
+    if (this.effect === 'transform') this.transform(decision);
+    else if (this.effect !== 'block' && this.occ.content !== undefined) decision.content = this.occ.content;
     return decision;
   }
 
   /**
    * Apply one rule's `on_fire` in the order listed ([OAR-FIRE-8]); a failure is returned
-   * ([OAR-FIRE-9]). Counter writes are batched, but a batch is flushed before each event, so the
-   * store and the stream see the actions in the listed order. An action is reported applied
+   * ([OAR-FIRE-9]). Each run of consecutive counter actions reaches the store as one batch, so the
+   * store and the event stream see the actions in the listed order. An action is reported applied
    * (`onFire`, `events`, `counters`) only once it has been: a refused write is never reported.
    */
-  private applySideEffects(r: Rule, k: number, onFire: AppliedSideEffect[], events: EventRecord[], changed: Map<string, CounterKey>): Raise | undefined {
-    const ops: CounterOp[] = [];
-    let key: CounterKey | undefined;
-    const flush = () => {
-      if (ops.length === 0) return;
-      // [OAR-FIRE-6] keep the value this occurrence read, for anything evaluated or rendered after
-      // this write (a decision resolved again, evaluation resumed after a failed block).
-      const ks = counterKeyString(key as CounterKey);
-      if (!this.engine.written.has(ks)) this.engine.written.set(ks, { ...this.store.read(key as CounterKey) });
-      this.store.apply(ops);
-      for (const op of ops) onFire.push({ rule: r.qid, action: op.action });
-      ops.length = 0;
-      changed.set(counterName(key as CounterKey), key as CounterKey);
-    };
+  private applySideEffects(r: Rule, k: number, onFire: AppliedSideEffect[], events: EventRecord[]): Raise | undefined {
+    let cell: CounterCell | undefined;
     try {
-      for (const action of r.b.onFire) {
-        if (action === 'publish_event') {
-          flush();
+      for (const step of r.fireSteps) {
+        if (step === 'publish_event') {
           const event: EventRecord = { rule: r.qid, anchor: this.anchorValue, effect: r.b.effect };
           this.sink?.publish(event);
           events.push(event);
-          onFire.push({ rule: r.qid, action });
-        } else {
-          if (key === undefined) key = this.counterKey(r, k);
-          ops.push({ key, action });
+          onFire.push({ rule: r.qid, action: step });
+          continue;
         }
+        cell ??= this.counterCell(r, k);
+        this.engine.counters.apply(cell, counterOps(cell, step));
+        for (const action of step) onFire.push({ rule: r.qid, action });
       }
-      flush();
     } catch (e) {
       // A counter scope that cannot be read is the fact failure it is ([OAR-FACT-26]), not a store's.
       if (e instanceof Raise) return e;
@@ -765,10 +806,11 @@ class Occ {
     return undefined;
   }
 
-  private counterKey(r: Rule, k: number): CounterKey {
-    if (r.scope < 0) return { rule: r.qid, session: this.session };
+  /** The counters of rule `k` at this occurrence: its session and its scope value ([OAR-FIRE-5]). */
+  private counterCell(r: Rule, k: number): CounterCell {
+    if (r.scope < 0) return this.engine.counters.cell(r.qid, undefined);
     this.context(k);
-    return { rule: r.qid, session: this.session, scope: this.facts.fact(r.scope) as string };
+    return this.engine.counters.cell(r.qid, this.facts.fact(r.scope) as string);
   }
 
   /** Point the fact reader at rule `k` (its counters, its detector's facts) for copy and keys. */
@@ -779,54 +821,65 @@ class Occ {
     this.facts.overlay = this.overlays[k] ?? null;
   }
 
+  /** Set the resolved decision's fields. */
+  private resolved(effect: DecisionEffect, code: string | null, rule: string | null, copy: Record<string, string> | null, advisories: readonly Advisory[]): void {
+    this.effect = effect;
+    this.code = code;
+    this.named = rule;
+    this.copy = copy;
+    this.advisories = advisories;
+  }
+
   /**
    * Resolve the decision ([OAR-EVAL-6], [OAR-EVAL-19], [OAR-EVAL-20]) and render its copy. Copy is
    * read only for the rules the decision presents; if that read fails, the rule is one that cannot
    * be evaluated ([OAR-FACT-26]) and takes its `on_error`, and the decision is resolved again.
    */
-  private resolve(): { effect: DecisionEffect; code: string | null; rule: string | null; copy: Record<string, string> | null; advisories: Advisory[] } {
+  private resolve(): void {
     for (;;) {
       if (this.errorAt >= 0) return this.errorBlock();
       let effect: DecisionEffect = 'none';
       let first = -1;
       for (const e of PRECEDENCE) {
-        first = this.firstFired(e);
+        first = this.nextFired(e, 0);
         if (first >= 0) {
           effect = e;
           break;
         }
       }
-      if (effect === 'none') return { effect, code: null, rule: null, copy: null, advisories: [] };
-      const advisories: Advisory[] = [];
+      if (effect === 'none') return this.resolved('none', null, null, null, NO_ADVISORIES);
+      const r = this.order[first] as Rule;
+      const copy = this.render(first);
+      if (copy === undefined) continue;
+      // [OAR-EVAL-20] nudge and warn present every rule of that effect that fired, in order.
+      if (effect !== 'nudge' && effect !== 'warn') return this.resolved(effect, r.b.id, r.qid, copy, NO_ADVISORIES);
+      const advisories: Advisory[] = [{ code: r.b.id, rule: r.qid, copy }];
       let failed = false;
-      const members = effect === 'nudge' || effect === 'warn' ? this.allFired(effect) : [first];
-      for (const k of members) {
-        const r = this.order[k] as Rule;
-        let copy: Record<string, string>;
-        try {
-          this.context(k);
-          copy = renderCopyObject(r.b.copy, this.facts);
-        } catch (e) {
-          this.failLate(k, toRaise(e));
+      for (let k = this.nextFired(effect, first + 1); k >= 0; k = this.nextFired(effect, k + 1)) {
+        const more = this.render(k);
+        if (more === undefined) {
           failed = true;
           break;
         }
-        advisories.push({ code: r.b.id, rule: r.qid, copy });
+        advisories.push({ code: (this.order[k] as Rule).b.id, rule: (this.order[k] as Rule).qid, copy: more });
       }
-      if (failed) continue;
-      const primary = advisories[0] as Advisory;
-      return {
-        effect,
-        code: primary.code,
-        rule: primary.rule,
-        copy: primary.copy,
-        advisories: effect === 'nudge' || effect === 'warn' ? advisories : [],
-      };
+      if (!failed) return this.resolved(effect, r.b.id, r.qid, copy, advisories);
+    }
+  }
+
+  /** The copy of rule `k`; undefined when it could not be read — the rule then failed late. */
+  private render(k: number): Record<string, string> | undefined {
+    try {
+      this.context(k);
+      return renderCopyObject((this.order[k] as Rule).b.copy, this.facts);
+    } catch (e) {
+      this.failLate(k, toRaise(e));
+      return undefined;
     }
   }
 
   /** [OAR-OPS-3] / [OAR-OPS-5]: block with the failing rule's identifiers, or the substitute's. */
-  private errorBlock(): { effect: DecisionEffect; code: string; rule: string; copy: Record<string, string>; advisories: Advisory[] } {
+  private errorBlock(): void {
     const failing = this.order[this.errorAt] as Rule;
     const onError = failing.b.onError;
     const named = typeof onError === 'object' ? this.engine.rule(onError.rule) : failing;
@@ -844,22 +897,15 @@ class Occ {
         copy = {};
       }
     }
-    return { effect: 'block', code, rule, copy, advisories: [] };
+    this.resolved('block', code, rule, copy, NO_ADVISORIES);
   }
 
-  private firstFired(effect: DecisionEffect): number {
-    for (let k = 0; k < this.reached; k++) {
+  /** The first rule at or after `from` that fired (enforced) with `effect`, or -1. */
+  private nextFired(effect: DecisionEffect, from: number): number {
+    for (let k = from; k < this.reached; k++) {
       if (this.outcome[k] === 'fired' && (this.order[k] as Rule).b.effect === effect) return k;
     }
     return -1;
-  }
-
-  private allFired(effect: DecisionEffect): number[] {
-    const out: number[] = [];
-    for (let k = 0; k < this.reached; k++) {
-      if (this.outcome[k] === 'fired' && (this.order[k] as Rule).b.effect === effect) out.push(k);
-    }
-    return out;
   }
 
   /**
@@ -868,13 +914,13 @@ class Occ {
    */
   private trace(): TraceEntry[] {
     const out: TraceEntry[] = [];
-    for (let k = 0; k < this.order.length; k++) {
+    for (let k = 0; k < this.count; k++) {
       const r = this.order[k] as Rule;
       if (k >= this.reached) {
         // A suppressor that ends up past the rule that ended the occurrence (its copy or a
         // side-effect failed later, [OAR-OPS-3]) counts as never reached: so does its suppression.
-        const by = this.suppressed.get(r.qid);
-        if (by !== undefined && by < this.reached) out.push({ rule: r.qid, outcome: 'suppressed' });
+        const by = this.suppressedBy[k] as number;
+        if (by >= 0 && by < this.reached) out.push({ rule: r.qid, outcome: 'suppressed' });
         continue;
       }
       const outcome = this.outcome[k] as Outcome;

@@ -11,7 +11,7 @@
  */
 import type { BundleSymbol } from './bundle.js';
 import type { FactReader } from './facts.js';
-import { counterKeyString, type CounterKey, type CounterStore, type CounterValues } from './counters.js';
+import { ZERO_COUNTERS, type CounterValues } from './counters.js';
 import type { FactType } from './types.js';
 import { Raise } from './raise.js';
 import { checkValue, isMap, mapGet, zeroValue, type OarMap } from './values.js';
@@ -46,17 +46,16 @@ export interface Occurrence {
   detectorFacts?: Readonly<Record<string, unknown>>;
 }
 
-/** Reads a rule's counters; `fire_count_of` resolves its target through `ruleIndex`. */
+/** Reads a rule's counters; `fire_count_of` resolves its target's scope through `scopeOf`. */
 export interface CounterContext {
-  store: CounterStore;
-  session: string;
   /** Qualified identifier → counter scope slot (or -1), for every loaded rule. */
-  scopeOf: ReadonlyMap<string, number>;
+  readonly scopeOf: ReadonlyMap<string, number>;
   /**
-   * The values counters had before this occurrence wrote them, by store key: every read at one
+   * The values of `rule`'s counters in this occurrence's session (`scope`: the rule's scope value,
+   * undefined when it declares none) as this occurrence observes them: every read at one
    * occurrence observes the same snapshot, even one made after a side-effect ([OAR-FIRE-6]).
    */
-  written?: ReadonlyMap<string, CounterValues>;
+  read(rule: string, scope: string | undefined): CounterValues;
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -179,15 +178,10 @@ export class OccurrenceFacts implements FactReader {
   }
 
   /** The counters of `rule`, keyed by its scope value at this occurrence ([OAR-FIRE-11]). */
-  readCounters(rule: string, scopeSlot: number): { fire_count: number; breaker_count: number } {
+  readCounters(rule: string, scopeSlot: number): CounterValues {
     const c = this.counters;
-    if (c === null) return { fire_count: 0, breaker_count: 0 };
-    const key: CounterKey = scopeSlot < 0 ? { rule, session: c.session } : { rule, session: c.session, scope: this.fact(scopeSlot) as string };
-    if (c.written !== undefined && c.written.size > 0) {
-      const before = c.written.get(counterKeyString(key));
-      if (before !== undefined) return before;
-    }
-    return c.store.read(key);
+    if (c === null) return ZERO_COUNTERS;
+    return c.read(rule, scopeSlot < 0 ? undefined : (this.fact(scopeSlot) as string));
   }
 
   private typeOf(slot: number): FactType {

@@ -1,0 +1,146 @@
+/**
+ * The counters one occurrence reads and writes ([OAR-FIRE-3] to [OAR-FIRE-6], [OAR-FIRE-11]),
+ * without allocating on the hot path: every counter key is built once per (session, rule, scope)
+ * and reused by later occurrences, with its store key string, its name ([OAR-CONF-33]) and its
+ * op objects; the values a counter had before this occurrence wrote it are kept in reused slots.
+ */
+import { counterKeyString, counterName, type CounterAction, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
+import type { CounterContext } from './occurrence.js';
+
+/** A counter key with what the engine derives from it once. */
+export interface CounterCell {
+  /** Carries its store key string as the non-enumerable `id` (see `CounterKey.id`). */
+  readonly key: CounterKey;
+  /** `<qualified id>` or `<qualified id>#<scope value>`, as the decision reports it. */
+  readonly name: string;
+  /**
+   * The ops of each run of counter actions a rule lists ([OAR-FIRE-8]) on this key, by the run
+   * (a static array of the engine's rule): built on first use; immutable, so a store may keep them.
+   */
+  readonly batches: Map<readonly CounterAction[], readonly CounterOp[]>;
+}
+
+/**
+ * Beyond this many cached cells the cache is dropped (between occurrences) and rebuilt on demand:
+ * the cache only saves allocation, so it must not grow with every session a gateway ever saw.
+ */
+const CELL_LIMIT = 1 << 16;
+
+function newCell(rule: string, session: string, scope: string | undefined): CounterCell {
+  const key: CounterKey = scope === undefined ? { rule, session } : { rule, session, scope };
+  Object.defineProperty(key, 'id', { value: counterKeyString(key) });
+  return { key, name: counterName(key), batches: new Map() };
+}
+
+/** A session's cells: rule → its cell (unscoped rule) or scope value → cell (scoped rule). */
+type SessionCells = Map<string, CounterCell | Map<string, CounterCell>>;
+
+export class OccurrenceCounters implements CounterContext {
+  private store: CounterStore;
+  private session = '';
+  /** Every cell, by session. */
+  private readonly cells = new Map<string, SessionCells>();
+  private cellCount = 0;
+  /** This occurrence's session's cells, created on first use. */
+  private sessionCells: SessionCells | undefined;
+  /**
+   * The cells this occurrence wrote, in first-write order; the values each had before the first
+   * write (reused objects: [OAR-FIRE-6], every read at one occurrence sees one snapshot); and
+   * whether the write was applied (a refused write is never reported as a change).
+   */
+  private readonly written: CounterCell[] = [];
+  private readonly before: CounterValues[] = [];
+  private readonly applied: boolean[] = [];
+  private writes = 0;
+
+  constructor(
+    /** Qualified identifier → counter scope slot (or -1), for every loaded rule. */
+    readonly scopeOf: ReadonlyMap<string, number>,
+    store: CounterStore,
+  ) {
+    this.store = store;
+  }
+
+  /** Start an occurrence of `session` against `store`. */
+  start(store: CounterStore, session: string): void {
+    this.store = store;
+    this.session = session;
+    this.writes = 0;
+    // Only here, between occurrences: within one, a counter's cell is one object, which is how
+    // `read` finds what this occurrence wrote.
+    if (this.cellCount > CELL_LIMIT) {
+      this.cells.clear();
+      this.cellCount = 0;
+    }
+    this.sessionCells = this.cells.get(session);
+  }
+
+  /** The cell of `rule`'s counters in this session; `scope` is undefined for an unscoped rule. */
+  cell(rule: string, scope: string | undefined): CounterCell {
+    let rules = this.sessionCells;
+    if (rules === undefined) this.cells.set(this.session, (rules = this.sessionCells = new Map()));
+    const entry = rules.get(rule);
+    if (scope === undefined) {
+      if (entry !== undefined && !(entry instanceof Map)) return entry;
+      const cell = newCell(rule, this.session, undefined);
+      rules.set(rule, cell);
+      this.cellCount++;
+      return cell;
+    }
+    let scopes = entry;
+    if (!(scopes instanceof Map)) rules.set(rule, (scopes = new Map<string, CounterCell>()));
+    let cell = scopes.get(scope);
+    if (cell === undefined) {
+      scopes.set(scope, (cell = newCell(rule, this.session, scope)));
+      this.cellCount++;
+    }
+    return cell;
+  }
+
+  read(rule: string, scope: string | undefined): CounterValues {
+    const cell = this.cell(rule, scope);
+    const i = this.written.indexOf(cell);
+    return i >= 0 && i < this.writes ? (this.before[i] as CounterValues) : this.store.read(cell.key);
+  }
+
+  /**
+   * Apply `ops` (every one on `cell`'s key) to the store, first keeping the value they overwrite
+   * for anything read after them at this occurrence. Throws what the store throws ([OAR-FIRE-9]).
+   */
+  apply(cell: CounterCell, ops: readonly CounterOp[]): void {
+    let i = this.written.indexOf(cell);
+    if (i < 0 || i >= this.writes) {
+      const now = this.store.read(cell.key); // a store that cannot be read records nothing
+      i = this.writes++;
+      this.written[i] = cell;
+      const kept = this.before[i];
+      if (kept === undefined) this.before[i] = { fire_count: now.fire_count, breaker_count: now.breaker_count };
+      else {
+        kept.fire_count = now.fire_count;
+        kept.breaker_count = now.breaker_count;
+      }
+      this.applied[i] = false;
+    }
+    this.store.apply(ops);
+    this.applied[i] = true;
+  }
+
+  /** [OAR-EVAL-12] every counter this occurrence changed, by name, with its value now. */
+  changed(): Record<string, CounterValues> {
+    const out: Record<string, CounterValues> = {};
+    for (let i = 0; i < this.writes; i++) {
+      if (!this.applied[i]) continue;
+      const cell = this.written[i] as CounterCell;
+      const v = this.store.read(cell.key);
+      out[cell.name] = { fire_count: v.fire_count, breaker_count: v.breaker_count };
+    }
+    return out;
+  }
+}
+
+/** The ops of `actions` on `cell`'s key, in order. */
+export function counterOps(cell: CounterCell, actions: readonly CounterAction[]): readonly CounterOp[] {
+  let ops = cell.batches.get(actions);
+  if (ops === undefined) cell.batches.set(actions, (ops = actions.map((action) => ({ key: cell.key, action }))));
+  return ops;
+}
