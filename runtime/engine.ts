@@ -63,9 +63,17 @@ export interface Engine {
   decideAsync(occurrence: Occurrence): Promise<Decision>;
   /** The recent activity window of a session, oldest step first ([OAR-FACT-12], [OAR-PROF-9]). */
   activity(session: string): readonly string[];
+  /**
+   * The session has ended: forget its activity window and the counter keys cached for it, so an
+   * engine serving sessions for months does not grow with every one it ever saw. Its counters in
+   * the store are the store's (a TTL, or the host's cleanup); deciding for the session again starts
+   * it with an empty window.
+   */
+  endSession(session: string): void;
 }
 
 const DEFAULT_SESSION = '';
+const NO_STEPS: readonly string[] = Object.freeze([]);
 const PRECEDENCE: readonly DecisionEffect[] = ['block', 'transform', 'nudge', 'warn'];
 
 /** A rule as the engine holds it: the bundle's rule plus what is derived once at start-up. */
@@ -271,7 +279,12 @@ class RuleEngine implements Engine {
   }
 
   activity(session: string): readonly string[] {
-    return this.sessions.get(session) ?? [];
+    return this.sessions.get(session) ?? NO_STEPS;
+  }
+
+  endSession(session: string): void {
+    this.sessions.delete(session);
+    this.counters.forget(session);
   }
 
   decide(occ: Occurrence): Decision {

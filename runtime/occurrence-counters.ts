@@ -75,6 +75,15 @@ export class OccurrenceCounters implements CounterContext {
     this.sessionCells = this.cells.get(session);
   }
 
+  /** Drop the cells of a session that ended. */
+  forget(session: string): void {
+    const rules = this.cells.get(session);
+    if (rules === undefined) return;
+    for (const entry of rules.values()) this.cellCount -= entry instanceof Map ? entry.size : 1;
+    this.cells.delete(session);
+    if (this.sessionCells === rules) this.sessionCells = undefined;
+  }
+
   /** The cell of `rule`'s counters in this session; `scope` is undefined for an unscoped rule. */
   cell(rule: string, scope: string | undefined): CounterCell {
     let rules = this.sessionCells;

@@ -140,6 +140,17 @@ describe('[OAR-PROF-9] activity is kept per session', () => {
     expect(h.activity('')).toEqual(['x']);
   });
 
+  it('[OAR-PROF-9] a session that ended starts again with an empty window; other sessions keep theirs', () => {
+    const h = harness({ capability: CAP3, rules: [r('AFTER_READ', { flow: ['read'] })] });
+    h.run([call('read', { session: 's1' }), call('read', { session: 's2' })]);
+    h.endSession('s1');
+    expect(h.activity('s1')).toEqual([]);
+    expect(trace(h.decide(call('x', { session: 's1' })))).toEqual(['AFTER_READ:passed']);
+    expect(trace(h.decide(call('x', { session: 's2' })))).toEqual(['AFTER_READ:fired']);
+    expect(h.activity('s1')).toEqual(['x']);
+    h.endSession('never-seen'); // nothing to forget
+  });
+
   it('[OAR-PROF-9] [OAR-CONF-40] an explicit window replaces the kept one for that occurrence only', () => {
     const h = harness({ capability: CAP3, rules: [r('W_D', { flow: ['write', 'deploy'] })] });
     h.decide(call('read'));

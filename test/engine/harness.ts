@@ -100,6 +100,8 @@ export interface Harness {
   run(occs: readonly OccurrenceInput[]): Decision[];
   /** The recent activity of a session, asserted identical on both back ends. */
   activity(session?: string): readonly string[];
+  /** End a session on both back ends. */
+  endSession(session: string): void;
 }
 
 export function harness(input: HarnessInput): Harness {
@@ -121,6 +123,9 @@ export function harness(input: HarnessInput): Harness {
       const [a, b] = BACKENDS.map((k) => engines[k].activity(session));
       expect(b).toEqual(a);
       return a as readonly string[];
+    },
+    endSession(session) {
+      for (const b of BACKENDS) engines[b].endSession(session);
     },
   };
   return h;
