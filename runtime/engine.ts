@@ -35,7 +35,7 @@ import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord
 import { OccurrenceFacts, type Occurrence } from './occurrence.js';
 import { OccurrenceCounters, counterOps, type CounterCell } from './occurrence-counters.js';
 import { Raise } from './raise.js';
-import { applyTransforms, readSpans, type AccumulatedTransform, type Span } from './transform.js';
+import { applyTransformsInto, readSpans, type AccumulatedTransform, type Span } from './transform.js';
 
 export interface EventSink {
   /** Emit one `publish_event` record ([OAR-FIRE-7]); throw if the stream refuses it ([OAR-FIRE-9]). */
@@ -956,9 +956,7 @@ class Occ {
       list.push({ rule: r.qid, action: t.action, replacement: t.replacement, target: t.target === 'content' ? 'content' : (this.spans[k] ?? []) });
     }
     if (this.occ.content === undefined) return;
-    const result = applyTransforms(this.occ.content, list);
-    d.content = result.content;
-    d.skippedTransforms = result.skipped;
+    d.content = applyTransformsInto(this.occ.content, list, d.skippedTransforms);
   }
 }
 
