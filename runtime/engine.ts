@@ -89,6 +89,10 @@ interface Rule {
    * consecutive counter actions, which reaches the store as one batch.
    */
   readonly fireSteps: readonly ('publish_event' | readonly CounterAction[])[];
+  /** The rules of its anchor whose `overrides` name it (filled once the anchor's rules are known). */
+  readonly suppressors: Rule[];
+  /** Scratch for [OAR-EVAL-18] ordering: selected and not yet placed. */
+  pending: boolean;
 }
 
 /** Split `on_fire` into events and runs of consecutive counter actions. */
@@ -259,6 +263,8 @@ class RuleEngine implements Engine {
         scope: b.counterScope ?? -1,
         targetSlot: b.transform && b.transform.target !== 'content' ? b.transform.target : -1,
         fireSteps: fireSteps(b.onFire),
+        suppressors: [],
+        pending: false,
         ...(detector ? { detector } : {}),
       };
       this.byQid.set(b.qid, rule);
@@ -272,9 +278,18 @@ class RuleEngine implements Engine {
       grouped.set(b.anchor, list);
     }
     for (const [anchor, rules] of grouped) {
-      const qids = new Set(rules.map((r) => r.qid));
+      const here = new Map(rules.map((r) => [r.qid, r]));
+      let reorders = false;
+      for (const r of rules) {
+        for (const t of r.overrides) {
+          const target = here.get(t);
+          if (target === undefined || target === r) continue;
+          target.suppressors.push(r);
+          reorders = true;
+        }
+      }
       const index = selectionIndex(rules, bundle.symbols);
-      this.byAnchor.set(anchor, { rules, reorders: rules.some((r) => r.b.overrides.some((t) => qids.has(t))), ...(index ? { index } : {}) });
+      this.byAnchor.set(anchor, { rules, reorders, ...(index ? { index } : {}) });
     }
   }
 
@@ -506,13 +521,19 @@ class RuleEngine implements Engine {
   private order(selected: RuleList, reorders: boolean): RuleList {
     if (!reorders || selected.n < 2) return selected;
     const remaining = this.remaining.clear();
-    for (let i = 0; i < selected.n; i++) remaining.push(selected.items[i] as Rule);
+    for (let i = 0; i < selected.n; i++) {
+      const r = selected.items[i] as Rule;
+      r.pending = true;
+      remaining.push(r);
+    }
     const out = this.ordered.clear();
     const left = remaining.items;
     while (remaining.n > 0) {
       let pick = 0;
-      while (pick < remaining.n - 1 && suppressorRemains(left, remaining.n, left[pick] as Rule)) pick++;
-      out.push(left[pick] as Rule);
+      while (pick < remaining.n - 1 && suppressorPending(left[pick] as Rule)) pick++;
+      const r = left[pick] as Rule;
+      r.pending = false;
+      out.push(r);
       for (let i = pick + 1; i < remaining.n; i++) left[i - 1] = left[i] as Rule;
       remaining.n--;
     }
@@ -525,12 +546,9 @@ class RuleEngine implements Engine {
 
 }
 
-/** Does any of the first `n` rules of `rules`, other than `r`, override it? */
-function suppressorRemains(rules: readonly Rule[], n: number, r: Rule): boolean {
-  for (let i = 0; i < n; i++) {
-    const s = rules[i] as Rule;
-    if (s !== r && s.overrides.has(r.qid)) return true;
-  }
+/** Is a rule that overrides `r` still waiting to be placed? */
+function suppressorPending(r: Rule): boolean {
+  for (const s of r.suppressors) if (s.pending) return true;
   return false;
 }
 

@@ -28,8 +28,20 @@ const CELL_LIMIT = 1 << 16;
 
 function newCell(rule: string, session: string, scope: string | undefined): CounterCell {
   const key: CounterKey = scope === undefined ? { rule, session } : { rule, session, scope };
-  Object.defineProperty(key, 'id', { value: counterKeyString(key) });
-  return { key, name: counterName(key), batches: new Map() };
+  Object.defineProperty(key, 'id', { value: internalized(counterKeyString(key)) });
+  return { key, name: internalized(counterName(key)), batches: new Map() };
+}
+
+/**
+ * `s` as V8's one flat, internalized copy. A string built by concatenation is a rope: as a Map key
+ * every lookup walks it (measured: ~28 ns a lookup against ~9 ns for a flat key), and as a property
+ * name (a decision's `counters`) it is internalized again at every decision. A cell's strings are
+ * built once and used at every occurrence, so they are made flat here; a property key is the
+ * cheapest way JavaScript offers to get the internalized string.
+ */
+function internalized(s: string): string {
+  for (const k in { [s]: 0 }) return k;
+  return s;
 }
 
 /** A session's cells: rule → its cell (unscoped rule) or scope value → cell (scoped rule). */
