@@ -11,9 +11,10 @@ import { loadPack, type LoadedPack, type PackInput, type PackResult } from './lo
 import { parseSource, readSources, type SourceDoc } from './load/source.js';
 import { bundleData, emitBundleModule, emitBundleScript } from './emit/bundle.js';
 import { interpret } from './expr/interpreter.js';
-import { CONDITION_HELPERS, type ConditionHelper } from '../runtime/helpers.js';
+import { BUNDLE_HELPERS, type BundleHelper } from '../runtime/helpers.js';
 import { checkBundle, type Bundle } from '../runtime/bundle.js';
 import type { FactReader } from '../runtime/facts.js';
+import { renderCopyObject } from '../runtime/copy.js';
 
 export { formatDiagnostic, LoadError, type Diagnostic, type SourceLocation } from './diagnostics.js';
 export { loadPack, type LoadedPack, type PackInput, type PackResult } from './load/pack.js';
@@ -87,17 +88,20 @@ export type Backend = 'compiled' | 'interpreter';
  */
 export function compileToBundle(pack: LoadedPack, backend: Backend = 'compiled'): Bundle {
   if (backend === 'interpreter') {
-    const bundle = bundleData(pack, (c) => (f: FactReader) => {
-      const r = interpret(c.typed, f);
-      if (!r.ok) throw r.raise;
-      return r.value;
+    const bundle = bundleData(pack, {
+      when: (c) => (f: FactReader) => {
+        const r = interpret(c.typed, f);
+        if (!r.ok) throw r.raise;
+        return r.value;
+      },
+      copy: (c) => (f: FactReader) => renderCopyObject(c, f),
     });
     checkBundle(bundle);
     return bundle;
   }
   const { code, helpers } = emitBundleScript(pack);
   const factory = new Function(...helpers, code) as (...h: unknown[]) => unknown;
-  const bundle = factory(...helpers.map((h) => CONDITION_HELPERS[h as ConditionHelper]));
+  const bundle = factory(...helpers.map((h) => BUNDLE_HELPERS[h as BundleHelper]));
   checkBundle(bundle);
   return bundle;
 }

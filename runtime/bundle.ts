@@ -1,14 +1,14 @@
 /**
  * The compiled rule bundle: what `compile()` emits as an ES module and `createEngine()` runs.
- * Everything the engine needs is data plus the specialised condition closures; the bundle imports
- * nothing but this runtime.
+ * Everything the engine needs is data plus each rule's specialised closures — its condition and its
+ * copy renderer; the bundle imports nothing but this runtime.
  */
 import type { FactReader } from './facts.js';
-import type { CopyMember, CopyProgram } from './copy.js';
+import type { CopyRenderer } from './copy.js';
 import type { FactType, ScalarType } from './types.js';
 
 /** Bumped whenever the bundle shape changes; the runtime refuses any other. */
-export const BUNDLE_FORMAT = 1;
+export const BUNDLE_FORMAT = 2;
 
 export type Kind = 'schema' | 'policy' | 'invariant' | 'detector';
 export type Effect = 'block' | 'warn' | 'nudge' | 'allow' | 'transform';
@@ -40,7 +40,8 @@ export interface BundleRule {
   overrides: string[];
   transform?: { action: 'redact' | 'replace' | 'annotate'; replacement: string; target: 'content' | number; targetName: string };
   detector?: string;
-  copy: Partial<Record<CopyMember, CopyProgram>>;
+  /** Renders the rule's `copy` object ([OAR-COPY-1]); members it omits stay absent ([OAR-COPY-7]). */
+  copy: CopyRenderer;
   /** Slot of the `counter_scope` fact ([OAR-FIRE-10]). */
   counterScope?: number;
   /** Does the condition or copy read this rule's own `fire_count` / `breaker_count`? */

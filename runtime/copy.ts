@@ -2,7 +2,9 @@
  * Rendering of `copy` members (Appendix C, [OAR-COPY-1]–[OAR-COPY-11]).
  *
  * The compiler parses and checks a copy template (compiler/copy/template.ts) and lowers it to a
- * `CopyProgram`: plain JSON data a bundle embeds as a literal, with facts referenced by slot. Nothing
+ * `CopyProgram`: plain data, with facts referenced by slot. A compiled bundle turns each rule's
+ * programs into one specialised renderer closure (compiler/emit/copy.ts) that calls the per-type
+ * interpolations below; the interpreter back end renders the data with `renderCopyObject`. Nothing
  * here parses text, so rule prose can never become code, and the runtime never imports the compiler.
  *
  * Rendering happens after the decision is resolved and never feeds back into it ([OAR-COPY-6]).
@@ -86,6 +88,14 @@ export function interpolate(type: CopyType, value: unknown): string {
   }
 }
 
+// One interpolation per type, for compiled copy renderers (compiler/emit/copy.ts): the type is
+// known when the bundle is emitted, so the renderer calls the right one directly.
+export const copyString = (v: unknown): string => interpolate('string', v);
+export const copyBool = (v: unknown): string => interpolate('bool', v);
+export const copyInt = (v: unknown): string => interpolate('int', v);
+export const copyDouble = (v: unknown): string => interpolate('double', v);
+export const copyList = (v: unknown): string => interpolate('list<string>', v);
+
 /** Members joined by `", "`; the empty list is the empty string ([OAR-COPY-4]). */
 function joinStrings(value: unknown): string {
   if (!Array.isArray(value)) throw wrong('list<string>', value);
@@ -143,6 +153,13 @@ export function renderCopy(program: CopyProgram, reader: FactReader): string {
   }
   return out;
 }
+
+/**
+ * A rule's copy renderer, as a bundle holds it: the rendered `copy` object for the occurrence the
+ * reader is on. A compiled bundle's are emitted code (compiler/emit/copy.ts); the interpreter back
+ * end's call {@link renderCopyObject} on the template data.
+ */
+export type CopyRenderer = (reader: FactReader) => Record<string, string>;
 
 /**
  * Render a rule's whole `copy` object. Members the rule omitted stay absent ([OAR-COPY-7]). A raise

@@ -29,7 +29,6 @@
 import { checkBundle, type Bundle, type BundleRule, type SideEffect } from './bundle.js';
 import { MemoryCounterStore, counterKeyString, type CounterAction, type CounterKey, type CounterStore } from './counters.js';
 import { SnapshotStore, type AsyncCounterStore } from './async-counters.js';
-import { renderCopyObject } from './copy.js';
 import { RESERVED_DETECTORS, type Detector } from './detectors.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
 import { OccurrenceFacts, type Occurrence } from './occurrence.js';
@@ -902,7 +901,7 @@ class Occ {
   private render(k: number): Record<string, string> | undefined {
     try {
       this.context(k);
-      return renderCopyObject((this.order[k] as Rule).b.copy, this.facts);
+      return (this.order[k] as Rule).b.copy(this.facts);
     } catch (e) {
       this.failLate(k, toRaise(e));
       return undefined;
@@ -923,7 +922,7 @@ class Occ {
         this.facts.rule = named.qid;
         this.facts.ruleScope = named.scope;
         this.facts.overlay = named === failing ? (this.overlays[this.errorAt] ?? null) : null;
-        copy = renderCopyObject(named.b.copy, this.facts);
+        copy = named.b.copy(this.facts);
       } catch {
         copy = {};
       }

@@ -12,9 +12,11 @@ export { Raise, type RaiseCode } from './raise.js';
 export { toolArgsFingerprint, canonicalJson } from './fingerprint.js';
 export { formatDouble } from './format-double.js';
 export type { FactReader } from './facts.js';
-// The helpers compiled conditions call, by the names the emitter uses (runtime/helpers.ts).
+// The helpers compiled conditions and copy renderers call, by the names the emitters use
+// (runtime/helpers.ts).
 export { iadd, isub, imul, idiv, imod, ineg, toDouble } from './int64.js';
 export { dadd, dsub, dmul, ddiv } from './double.js';
 export { cpCompare, cpContains, cpEndsWith, cpLength, cpStartsWith } from './strings.js';
 export { mapSize } from './values.js';
+export { copyBool, copyDouble, copyInt, copyList, copyString, isZero } from './copy.js';
 export { idxList, idxMap, inList, inMap } from './ops.js';

@@ -19,11 +19,12 @@ import {
   checkConditionSource, interpret, loadCondition, printCondition, type TExpr,
 } from '../compiler/expr/index.js';
 import { verifyGenerated, CompilerBug } from '../compiler/emit/verify.js';
-import { CONDITION_HELPERS } from '../runtime/helpers.js';
+import { BUNDLE_HELPERS } from '../runtime/helpers.js';
 import { ObjectFactReader } from '../runtime/facts.js';
 import { Raise } from '../runtime/raise.js';
 import { symbolTable, type SymbolTable } from '../runtime/types.js';
 import { encodeString } from './property/generators.js';
+import { HOSTILE } from './support/hostile.js';
 
 const host = { kind: 'host' } as const;
 
@@ -50,14 +51,6 @@ const SYMBOLS: SymbolTable = symbolTable([
   { kind: 'function', name: 'require', param: 'string', result: 'string', tier: host },
 ]);
 
-const HOSTILE: readonly string[] = [
-  '"', "'", '\\', '\\"', "\\'", '\\\\', '`', '${process.exit(1)}', '${', '*/', '/*', '//', '-->', '<!--',
-  '</script>', '</script><script>process.exit(1)</script>', '\u2028', '\u2029', 'a\u2028b\u2029c',
-  '\u0000', '\u0000"', '\uD800', '\uDFFF', '\uDBFF', 'x\uDC00y', '\uD83D\uDE00', '\uDE00\uD83D',
-  '"); process.exit(1); ("', "'); process.exit(1); ('", '"]); process.exit(1); //', '}; process.exit(1); {',
-  '\\u0022); process.exit(1); (\\u0022', '\r\n', '\n', '\t', '\u001b[31m', '\u007f', '\uFEFF', 'constructor',
-  '__proto__', 'toString', 'hasOwnProperty', 'prototype', 'return this', 'f', 'k0', 'Set', 'iadd',
-];
 
 type Outcome = { value: unknown } | { raise: string };
 
@@ -110,7 +103,7 @@ const MEMBER_NAMES = new Set(['fact', 'call', 'has', 'length']);
 /** The printed code names only what it may, and carries rule text only inside string literals. */
 function inspectCode(typed: TExpr): { code: string; strings: string[] } {
   const { code, helpers } = printCondition(typed);
-  for (const h of helpers) expect(Object.keys(CONDITION_HELPERS)).toContain(h);
+  for (const h of helpers) expect(Object.keys(BUNDLE_HELPERS)).toContain(h);
   const ast = acornParse(code, { ecmaVersion: 2022, sourceType: 'script', allowReturnOutsideFunction: true }) as unknown as AnyNode;
   const all = nodes(ast);
   // The emitter's own locals: parameters of the functions it prints (`f`, and e.g. the `x` of a

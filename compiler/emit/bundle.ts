@@ -1,7 +1,7 @@
 /**
  * The bundle emitter: a checked pack → one ES module that imports only oarc's runtime and exports
- * the bundle (runtime/bundle.ts) as its default. Conditions become specialised closures; the rest
- * is data. The same tree also yields a script body for the in-process path.
+ * the bundle (runtime/bundle.ts) as its default. Conditions and copy renderers become specialised
+ * closures; the rest is data (selectors stay data: the engine indexes rules by their values). The same tree also yields a script body for the in-process path.
  *
  * Deterministic by construction (DESIGN rule 3): rules are in evaluation order, symbols in slot
  * order, object members in a fixed order, constants numbered in emission order — the same pack,
@@ -16,6 +16,7 @@ import type { CheckedRule, Enforcement } from '../load/model.js';
 import type { Capability } from '../load/capability.js';
 import { COMPILER_ID } from '../version.js';
 import { EmitScope, emitConditionFunction } from './condition.js';
+import { emitCopyFunction } from './copy.js';
 import { array, id, lit } from './estree.js';
 import { verifyGenerated } from './verify.js';
 
@@ -30,7 +31,7 @@ export interface PackForEmit {
 /** The module specifier a bundle imports its runtime from. */
 export const RUNTIME_MODULE = 'oarc/runtime';
 
-/** A value in a data tree that is already code (a condition closure). */
+/** A value in a data tree that is already code (a condition or copy closure). */
 class Code {
   constructor(readonly node: ES.Expression) {}
 }
@@ -89,11 +90,14 @@ function sourceOf(r: CheckedRule): string {
   return `${s.file ?? '<input>'}:${s.line ?? 1}:${s.column ?? 1}`;
 }
 
-/**
- * One rule as bundle data. `when` is whatever the caller makes of the checked condition: emitted
- * code for a module, or a closure for the interpreter back end. Member order is fixed.
- */
-function ruleData(r: CheckedRule, enforcement: Enforcement, when: (c: NonNullable<CheckedRule['when']>) => unknown): Record<string, unknown> {
+/** What the caller makes of a rule's condition and copy: emitted code, or interpreter closures. */
+export interface BundleCode {
+  when(c: NonNullable<CheckedRule['when']>): unknown;
+  copy(c: CheckedRule['copy']): unknown;
+}
+
+/** One rule as bundle data, its condition and copy made by `code`. Member order is fixed. */
+function ruleData(r: CheckedRule, enforcement: Enforcement, code: BundleCode): Record<string, unknown> {
   const t = r.transform;
   const b: { [K in keyof BundleRule]: unknown } = {
     qid: r.qid,
@@ -104,7 +108,7 @@ function ruleData(r: CheckedRule, enforcement: Enforcement, when: (c: NonNullabl
     mandatory: r.mandatory,
     anchor: r.localAnchor,
     selector: r.selector.map((c) => ({ slot: c.fact.slot, values: [...c.values] })),
-    when: r.when ? when(r.when) : undefined,
+    when: r.when ? code.when(r.when) : undefined,
     flow: r.flow ? [...r.flow] : undefined,
     onError: r.onError.mode === 'substitute' ? { rule: r.onError.rule, id: r.onError.id } : r.onError.mode,
     onFire: [...r.onFire],
@@ -113,7 +117,7 @@ function ruleData(r: CheckedRule, enforcement: Enforcement, when: (c: NonNullabl
       ? { action: t.action, replacement: t.replacement, target: t.target === 'content' ? 'content' : t.target.slot, targetName: t.target === 'content' ? 'content' : t.target.name }
       : undefined,
     detector: r.detector,
-    copy: r.copy,
+    copy: code.copy(r.copy),
     counterScope: r.counterScope?.slot,
     readsCounters: r.references.some((s) => s.tier.kind === 'core' && (s.name === 'fire_count' || s.name === 'breaker_count')),
     counterReads: [...r.counterReads],
@@ -128,20 +132,25 @@ interface EmittedBundle {
   bundle: ES.Expression;
 }
 
-/** The bundle as data, with each condition made by `when`. */
-export function bundleData(pack: PackForEmit, when: (c: NonNullable<CheckedRule['when']>) => unknown): Record<string, unknown> {
+/** The bundle as data, with each condition and copy renderer made by `code`. */
+export function bundleData(pack: PackForEmit, code: BundleCode): Record<string, unknown> {
   return {
     format: BUNDLE_FORMAT,
     compiler: COMPILER_ID,
     capability: bundleCapability(pack.capability),
     symbols: bundleSymbols(pack.symbols),
-    rules: pack.rules.map((r) => ruleData(r, pack.enforcement.get(r.qid) ?? r.enforcement, when)),
+    rules: pack.rules.map((r) => ruleData(r, pack.enforcement.get(r.qid) ?? r.enforcement, code)),
   };
 }
 
 function emitBundle(pack: PackForEmit): EmittedBundle {
   const scope = new EmitScope();
-  const bundle = data(bundleData(pack, (c) => new Code(emitConditionFunction(c.typed, scope))));
+  const bundle = data(
+    bundleData(pack, {
+      when: (c) => new Code(emitConditionFunction(c.typed, scope)),
+      copy: (c) => new Code(emitCopyFunction(c, scope)),
+    }),
+  );
   return { constants: scope.constants, helpers: [...scope.helpers].sort(), bundle };
 }
 

@@ -15,7 +15,7 @@
  */
 import type * as ES from 'estree';
 import type { TExpr } from '../expr/typed.js';
-import type { ConditionHelper } from '../../runtime/helpers.js';
+import type { BundleHelper } from '../../runtime/helpers.js';
 import { canonInt } from '../../runtime/int64.js';
 import {
   array, binary, call, conditional, constDecl, fn, id, lit, logical, member, unary,
@@ -23,13 +23,13 @@ import {
 
 /** Collects what a group of emitted conditions needs around them. */
 export class EmitScope {
-  readonly helpers = new Set<ConditionHelper>();
+  readonly helpers = new Set<BundleHelper>();
   readonly constants: ES.VariableDeclaration[] = [];
   private readonly constByKey = new Map<string, string>();
 
   constructor(private readonly prefix = 'k') {}
 
-  helper(name: ConditionHelper): ES.Identifier {
+  helper(name: BundleHelper): ES.Identifier {
     this.helpers.add(name);
     return id(name);
   }
@@ -125,14 +125,14 @@ function membership(values: readonly string[], key: ES.Expression, s: EmitScope)
   return call(member(set, 'has'), [key]);
 }
 
-const INT_OPS: Record<string, ConditionHelper> = { '+': 'iadd', '-': 'isub', '*': 'imul', '/': 'idiv', '%': 'imod' };
-const DOUBLE_OPS: Record<string, ConditionHelper> = { '+': 'dadd', '-': 'dsub', '*': 'dmul', '/': 'ddiv' };
+const INT_OPS: Record<string, BundleHelper> = { '+': 'iadd', '-': 'isub', '*': 'imul', '/': 'idiv', '%': 'imod' };
+const DOUBLE_OPS: Record<string, BundleHelper> = { '+': 'dadd', '-': 'dsub', '*': 'dmul', '/': 'ddiv' };
 
 function arith(e: Extract<TExpr, { k: 'arith' }>, s: EmitScope): ES.Expression {
   const l = emit(e.left, s);
   const r = emit(e.right, s);
   if (e.ty === 'string') return binary('+', l, r);
-  const helper = (e.ty === 'int' ? INT_OPS : DOUBLE_OPS)[e.op] as ConditionHelper;
+  const helper = (e.ty === 'int' ? INT_OPS : DOUBLE_OPS)[e.op] as BundleHelper;
   return call(s.helper(helper), [l, r]);
 }
 

@@ -5,7 +5,7 @@ import { generate } from 'astring';
 import type * as ES from 'estree';
 import type { SymbolTable } from '../../runtime/types.js';
 import type { FactReader } from '../../runtime/facts.js';
-import { CONDITION_HELPERS, type ConditionHelper } from '../../runtime/helpers.js';
+import { BUNDLE_HELPERS, type BundleHelper } from '../../runtime/helpers.js';
 import type { Expr } from './ast.js';
 import { countNodes } from './ast.js';
 import { parseCondition, DEFAULT_MAX_NODES } from './parser.js';
@@ -69,7 +69,7 @@ export type ConditionFn = (reader: FactReader) => unknown;
  * Print one condition as a standalone script body: hoisted constants, then
  * `return function (f) { … }`. The runtime helpers it uses are its free names.
  */
-export function printCondition(typed: TExpr): { code: string; helpers: ConditionHelper[] } {
+export function printCondition(typed: TExpr): { code: string; helpers: BundleHelper[] } {
   const scope = new EmitScope();
   const fnExpr = emitConditionFunction(typed, scope);
   const program: ES.Program = {
@@ -89,5 +89,5 @@ export function loadCondition(typed: TExpr): ConditionFn {
   verifyGenerated(code, new Set(helpers));
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const factory = new Function(...helpers, code) as (...h: unknown[]) => ConditionFn;
-  return factory(...helpers.map((h) => CONDITION_HELPERS[h]));
+  return factory(...helpers.map((h) => BUNDLE_HELPERS[h]));
 }
