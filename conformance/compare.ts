@@ -181,7 +181,12 @@ function compareScalar(key: string, expected: unknown, actual: unknown): Mismatc
 }
 
 /** Content, code point by code point ([OAR-CONF-34]); the note names the first differing position. */
-function compareContent(key: string, expected: string, actual: string | undefined): Mismatch | undefined {
+function compareContent(key: string, expected: unknown, actual: string | undefined): Mismatch | undefined {
+  // [OAR-OPS-17] a decision that delivers no content (a block) has content null.
+  if (expected === null) {
+    return actual === undefined ? undefined : { key, entry: { expected, actual }, note: `${key}: expected no content (null), actual ${show(actual)}` };
+  }
+  if (typeof expected !== 'string') return { key, entry: { expected, actual: actual ?? null }, note: `${key}: expected ${show(expected)} is neither a string nor null` };
   if (actual === undefined) {
     return { key, entry: { expected, actual: null }, note: `${key}: expected ${show(expected)}, actual no content (the decision carries none)` };
   }
@@ -264,7 +269,7 @@ export function compareExpected(
   }
   if (has('counters')) out.push(compareCounters(k('counters'), (expected.counters ?? {}) as Obj, actual.counters, counterRules));
   if (has('events')) out.push(compareList(k('events'), RULES.present, list(expected.events), d.events));
-  if (has('content')) out.push(compareContent(k('content'), expected.content as string, d.content));
+  if (has('content')) out.push(compareContent(k('content'), expected.content, d.content));
   if (has('copy')) out.push(compareCopy(k('copy'), expected.copy, d.copy));
   if (has('skipped_transforms')) out.push(compareList(k('skipped_transforms'), RULES.skipped, list(expected.skipped_transforms), d.skippedTransforms));
   return out.filter((m): m is Mismatch => m !== undefined);

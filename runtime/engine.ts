@@ -816,6 +816,14 @@ class Occ {
   private applySideEffects(r: Rule, k: number, onFire: AppliedSideEffect[], events: EventRecord[]): Raise | undefined {
     let cell: CounterCell | undefined;
     try {
+      // The counter key first: a scope that cannot be read ([OAR-FACT-26]) is known before any
+      // action is applied, so the rule then applies none — not the events listed before its
+      // counter actions ([OAR-FIRE-9], [OAR-OPS-4]: no side-effect).
+      for (const step of r.fireSteps) {
+        if (step === 'publish_event') continue;
+        cell = this.counterCell(r, k);
+        break;
+      }
       for (const step of r.fireSteps) {
         if (step === 'publish_event') {
           const event: EventRecord = { rule: r.qid, anchor: this.anchorValue, effect: r.b.effect };
@@ -824,8 +832,8 @@ class Occ {
           onFire.push({ rule: r.qid, action: step });
           continue;
         }
-        cell ??= this.counterCell(r, k);
-        this.engine.counters.apply(cell, counterOps(cell, step));
+        const c = cell as CounterCell;
+        this.engine.counters.apply(c, counterOps(c, step));
         for (const action of step) onFire.push({ rule: r.qid, action });
       }
     } catch (e) {
@@ -918,16 +926,29 @@ class Occ {
     // [OAR-COPY-11] if rendering this copy fails, the block keeps its identifiers and no copy.
     let copy: Record<string, string> = {};
     if (named !== undefined) {
+      const f = this.facts;
       try {
-        this.facts.rule = named.qid;
-        this.facts.ruleScope = named.scope;
-        this.facts.overlay = named === failing ? (this.overlays[this.errorAt] ?? null) : null;
-        copy = named.b.copy(this.facts);
+        f.rule = named.qid;
+        f.ruleScope = named.scope;
+        f.overlay = this.observed(named);
+        // [OAR-COPY-11], [OAR-FACT-11]: a detector that failed, or never ran at this occurrence,
+        // produced nothing — what it would have observed is unavailable, not zero, and a copy
+        // that needs it is omitted.
+        if (f.overlay === null && named.detector !== undefined) f.unavailable = named.b.detector as string;
+        copy = named.b.copy(f);
       } catch {
         copy = {};
+      } finally {
+        f.unavailable = null;
       }
     }
     this.resolved('block', code, rule, copy, NO_ADVISORIES);
+  }
+
+  /** What `r`'s detector produced at this occurrence, or null (no detector, or it did not produce). */
+  private observed(r: Rule): Readonly<Record<string, unknown>> | null {
+    for (let k = 0; k < this.reached; k++) if (this.order[k] === r) return this.overlays[k] ?? null;
+    return null;
   }
 
   /** The first rule at or after `from` that fired (enforced) with `effect`, or -1. */

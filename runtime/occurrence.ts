@@ -74,6 +74,12 @@ export class OccurrenceFacts implements FactReader {
   ruleScope = -1;
   /** Facts the current rule's detector produced, or null. */
   overlay: Readonly<Record<string, unknown>> | null = null;
+  /**
+   * The detector reference, while rendering the copy of a rule whose detector failed or never ran:
+   * a fact the occurrence itself does not observe is then unavailable — it raises rather than
+   * reading as its zero ([OAR-COPY-11]). Null otherwise.
+   */
+  unavailable: string | null = null;
   counters: CounterContext | null = null;
   private readonly special: {
     fireCount: number; breakerCount: number; fireCountOf: number; breakerCountOf: number; anchor: number;
@@ -106,6 +112,7 @@ export class OccurrenceFacts implements FactReader {
     this.rule = '';
     this.ruleScope = -1;
     this.overlay = null;
+    this.unavailable = null;
   }
 
   get occurrence(): Occurrence {
@@ -133,6 +140,9 @@ export class OccurrenceFacts implements FactReader {
       const derived = this.derivedFact.get(slot);
       const facts = this.occ.facts;
       if (derived !== undefined && !(facts !== undefined && hasOwn.call(facts, name))) return derived(this);
+    }
+    if (this.unavailable !== null && !this.observes(slot)) {
+      throw new Raise('provider_failure', `fact ${this.bySlotName[slot]} is unavailable: detector ${this.unavailable} produced no observations`);
     }
     const st = this.state[slot];
     if (st === VALUE) return this.cache[slot];
@@ -181,7 +191,24 @@ export class OccurrenceFacts implements FactReader {
   readCounters(rule: string, scopeSlot: number): CounterValues {
     const c = this.counters;
     if (c === null) return ZERO_COUNTERS;
-    return c.read(rule, scopeSlot < 0 ? undefined : (this.fact(scopeSlot) as string));
+    return c.read(rule, scopeSlot < 0 ? undefined : this.scopeValue(rule, scopeSlot));
+  }
+
+  /**
+   * The counter scope value of `rule` at this occurrence. Another rule's scope (`fire_count_of`,
+   * [OAR-FIRE-11]) is the occurrence's observation, never what the reading rule's detector
+   * produced: those observations are local to the reader ([OAR-FACT-11]), and two rules reading
+   * one counter must not disagree about which counter it is ([OAR-FIRE-6]).
+   */
+  private scopeValue(rule: string, scopeSlot: number): string {
+    if (rule === this.rule || this.overlay === null) return this.fact(scopeSlot) as string;
+    const overlay = this.overlay;
+    this.overlay = null;
+    try {
+      return this.fact(scopeSlot) as string;
+    } finally {
+      this.overlay = overlay;
+    }
   }
 
   private typeOf(slot: number): FactType {
@@ -207,6 +234,12 @@ export class OccurrenceFacts implements FactReader {
     }
     const derived = this.derivedFact.get(slot);
     return derived ? derived(this) : zeroValue(type);
+  }
+
+  /** Does the occurrence itself observe the fact in `slot` (supplied by the host, or derived from what it supplied)? */
+  private observes(slot: number): boolean {
+    const facts = this.occ.facts;
+    return (facts !== undefined && hasOwn.call(facts, this.bySlotName[slot] as string)) || this.derivedFact.has(slot);
   }
 
   /** The host's `tool_args`, from facts or from the tool call; undefined when neither. */

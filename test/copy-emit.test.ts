@@ -7,6 +7,7 @@
  */
 import { parse as acornParse } from 'acorn';
 import { generate } from 'astring';
+import type * as ES from 'estree';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EmitScope } from '../compiler/emit/condition.js';
@@ -25,7 +26,8 @@ type Members = Partial<Record<CopyMember, CopyProgram>>;
 /** Compile `members` as a bundle would, self-check the code, and load it (test-only `Function`). */
 function compiled(members: Members): { render: CopyRenderer; code: string } {
   const scope = new EmitScope();
-  const code = generate({ type: 'Program', sourceType: 'script', body: [{ type: 'ReturnStatement', argument: emitCopyFunction(members, scope) }] });
+  const program: ES.Program = { type: 'Program', sourceType: 'script', body: [{ type: 'ReturnStatement', argument: emitCopyFunction(members, scope) }] };
+  const code = generate(program);
   const helpers = [...scope.helpers];
   verifyGenerated(code, new Set(helpers));
   const render = new Function(...helpers, code)(...helpers.map((h) => BUNDLE_HELPERS[h])) as CopyRenderer;

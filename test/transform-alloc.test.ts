@@ -8,37 +8,23 @@
  * Method: as bench/alloc.ts — `gc()`, then many calls under `v8.GCProfiler`; bytes allocated = heap
  * growth plus every byte the collections in between freed.
  */
-import * as v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { allocated, ensureGc } from '../bench/alloc.js';
 import { applyTransforms, applyTransformsInto, type AccumulatedTransform, type SkippedSpan } from '../runtime/transform.js';
 
-type Gc = () => void;
-
-function getGc(): Gc {
-  const g = (globalThis as { gc?: Gc }).gc;
-  if (typeof g === 'function') return g;
-  v8.setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as Gc;
-}
-
-const used = (): number => v8.getHeapStatistics().used_heap_size;
-
-/** Bytes allocated per call of `f`, the least of a few measurements (noise only ever adds). */
-function bytesPerCall(f: () => void, calls = 20_000, repeats = 3): number {
-  const gc = getGc();
-  for (let i = 0; i < calls; i++) f(); // warm up: optimise, grow the workspace once
+/**
+ * Bytes allocated per call of `f`, the least of a few measurements (noise only ever adds). Many
+ * calls per measurement: the test runner's own traffic in this worker lands in the same heap, and
+ * must stay far below a byte per call.
+ */
+function bytesPerCall(f: () => void, calls = 100_000, repeats = 3): number {
+  const { gc } = ensureGc();
+  for (let i = 0; i < 20_000; i++) f(); // warm up: optimise, grow the workspace once
   let best = Infinity;
   for (let r = 0; r < repeats; r++) {
-    gc();
-    const prof = new v8.GCProfiler();
-    prof.start();
-    const h0 = used();
-    for (let i = 0; i < calls; i++) f();
-    const h1 = used();
-    let freed = 0;
-    for (const s of prof.stop().statistics) freed += s.beforeGC.heapStatistics.usedHeapSize - s.afterGC.heapStatistics.usedHeapSize;
-    best = Math.min(best, (h1 - h0 + freed) / calls);
+    best = Math.min(best, allocated(gc, () => {
+      for (let i = 0; i < calls; i++) f();
+    }).bytes / calls);
   }
   return best;
 }

@@ -420,6 +420,34 @@ describe('comparison and diffs', () => {
     expect(blocked.diff?.content).toEqual({ expected: 'abc', actual: null });
   });
 
+  it('[OAR-EVAL-8] [OAR-COPY-1] a decision of none may be asserted with null code, rule and copy', () => {
+    const none = fixture('fx', (x) => {
+      x.rules = [rule('W', { effect: 'warn', when: 'false' })];
+      x.expected = { decision: 'none', code: null, rule: null, copy: null };
+    });
+    expect(run(none).verdict).toBe('passed');
+    const warned = fixture('fx', (x) => {
+      x.rules = [rule('W', { effect: 'warn', copy: { what: 'w' } })];
+      x.expected = { decision: 'warn', code: null, copy: null };
+    });
+    const c = run(warned);
+    expect(c.verdict).toBe('failed');
+    expect(Object.keys(c.diff ?? {}).sort()).toEqual(['code', 'copy']);
+  });
+
+  it('[OAR-OPS-17] expected content null: a block delivers none; content that was delivered fails cleanly', () => {
+    const blocked = fixture('fx', (x) => ((x.input.content = 'abc'), (x.expected = { decision: 'block', content: null })));
+    expect(run(blocked).verdict).toBe('passed');
+    const delivered = fixture('fx', (x) => {
+      x.input.content = 'abc';
+      x.rules = [rule('W', { effect: 'warn' })];
+      x.expected = { decision: 'warn', content: null };
+    });
+    const c = run(delivered);
+    expect(c.verdict).toBe('failed');
+    expect(c.reason).toBe('content: expected no content (null), actual "abc"');
+  });
+
   it('on_fire accepts action names and {rule, action} objects', () => {
     const f = (on_fire: unknown[]) =>
       run(

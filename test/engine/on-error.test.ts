@@ -408,4 +408,35 @@ describe('[OAR-FACT-11] [OAR-CONF-25] detectors', () => {
     expect(head(d)).toEqual({ decision: 'block', code: 'A_DOWN', rule: 'e/A_DOWN' });
     expect(d.copy).toEqual({ what: 'scanner down' });
   });
+
+  it('[OAR-COPY-11] a detector that failed observed nothing: a copy needing its facts is omitted, never rendered with zeros', () => {
+    const copy = { title: 'Injection', what: 'score {{ prompt_injection_score }}', fix: '{% if prompt_injection_score %}high{% else %}none{% endif %}' };
+    const h = harness({
+      capability: CAP,
+      rules: [
+        det('A_ERROR', 'error', { selector: { tool: ['a'] }, when: 'prompt_injection_score > 0.5', copy }),
+        // The copy reads only what the occurrence itself observes: it still renders.
+        det('B_ERROR', 'error', { selector: { tool: ['b'] }, copy: { what: 'the {{ tool }} call' } }),
+      ],
+    });
+    const d = h.decide({ anchor: PRE, toolCall: { name: 'a' } });
+    expect(head(d)).toEqual({ decision: 'block', code: 'A_ERROR', rule: 'e/A_ERROR' });
+    expect(d.copy).toEqual({});
+    // The host observing the fact itself makes it available again.
+    expect(h.decide({ anchor: PRE, toolCall: { name: 'a' }, facts: { prompt_injection_score: 0.75 } }).copy).toEqual({ title: 'Injection', what: 'score 0.75', fix: 'high' });
+    expect(h.decide({ anchor: PRE, toolCall: { name: 'b' } }).copy).toEqual({ what: 'the b call' });
+  });
+
+  it('[OAR-COPY-11] [OAR-OPS-5] a substitute detector rule whose detector never ran: its copy needing detector facts is omitted', () => {
+    const h = harness({
+      capability: CAP,
+      rules: [
+        r('A_FAILS', 'warn', { when: DIV0, on_error: 'S_SCAN' }),
+        det('S_SCAN', 'fixture', { selector: { tool: ['never'] }, copy: { what: 'score {{ prompt_injection_score }}' } }),
+      ],
+    });
+    const d = h.decide({ anchor: PRE, toolCall: { name: 'a' }, facts: { 'acme.gw.n': 0 }, detectorFacts: { prompt_injection_score: 0.5 } });
+    expect(head(d)).toEqual({ decision: 'block', code: 'S_SCAN', rule: 'e/S_SCAN' });
+    expect(d.copy).toEqual({});
+  });
 });

@@ -169,6 +169,20 @@ describe('counters', () => {
     expect(d.counters).toEqual({ 'c/OTHER': { fire_count: 1, breaker_count: 0 } });
   });
 
+  it('[OAR-FIRE-9] [OAR-OPS-4] a counter scope that cannot be read fails the rule before any action: the event listed first is not published', () => {
+    const h = harness({
+      capability: CAP,
+      rules: [
+        r('A_PUB', 'warn', { counter_scope: 'acme.gw.key', on_fire: ['publish_event', 'increment_counter'], on_error: 'fail_open' }),
+        r('B_OK', 'nudge', { on_fire: ['publish_event'] }),
+      ],
+    });
+    const d = h.decide({ anchor: PRE, facts: { 'acme.gw.key': 5 } });
+    expect(trace(d)).toEqual(['c/A_PUB:errored', 'c/B_OK:fired']);
+    expect(d.onFire).toEqual([{ rule: 'c/B_OK', action: 'publish_event' }]);
+    expect(d.events.map((e) => e.rule)).toEqual(['c/B_OK']);
+  });
+
   it('[OAR-FIRE-5] counters are keyed by session', () => {
     const h = harness({
       capability: CAP,
@@ -313,10 +327,11 @@ describe('[OAR-FIRE-11] reading another rule\'s counters', () => {
 });
 
 describe('[OAR-FIRE-11] [OAR-FACT-11] a reader with a detector', () => {
-  it('[OAR-FIRE-11] the named rule\'s scope is read in the reading rule\'s fact context, its detector\'s facts included', () => {
-    // Reading (shared with test/property/reference-engine.ts): the target's scope is "an indirect
-    // fact dependency of the reader", so it is read as the reader reads every fact — and a
-    // detector's observations are part of its own rule's evaluation ([OAR-FACT-11]).
+  it('[OAR-FIRE-11] [OAR-FIRE-6] the named rule\'s scope is its own at this occurrence, never the reading rule\'s detector\'s', () => {
+    // Reading (shared with test/property/reference-engine.ts): the counter read is "the named
+    // rule's, under the named rule's own counter_scope evaluated at this occurrence" — the counter
+    // the named rule keeps here. What the reader's detector observed is local to the reader
+    // ([OAR-FACT-11]), so two readers of one named rule never read two different counters.
     const h = harness({
       capability: cap({ profiles: ['tool'], detectors: ['detector://fixture'], hostFacts: [{ name: 'acme.gw.key', type: 'string' }] }),
       rules: [
@@ -332,9 +347,12 @@ describe('[OAR-FIRE-11] [OAR-FACT-11] a reader with a detector', () => {
       ],
     });
     expect(h.decide(call('count', {}, { facts: { 'acme.gw.key': 'k2' } })).counters).toEqual({ 'c/COUNT#k2': { fire_count: 1, breaker_count: 0 } });
-    // The host observes k1 (COUNT#k1 is 0); READ's own detector reports k2, so READ reads COUNT#k2.
+    // The host observes k1 (COUNT#k1 is 0). READ's own detector reports k2, which READ itself sees
+    // (acme.gw.key == "k2" holds) — but the counter it reads is COUNT#k1, as READ_HOST's is.
     const d = h.decide(call('read', {}, { facts: { 'acme.gw.key': 'k1' }, detectorFacts: { 'acme.gw.key': 'k2' } }));
-    expect(trace(d)).toEqual(['c/READ_HOST:fired', 'c/READ:fired']);
+    expect(trace(d)).toEqual(['c/READ_HOST:fired', 'c/READ:passed']);
+    const e = h.decide(call('read', {}, { facts: { 'acme.gw.key': 'k2' }, detectorFacts: { 'acme.gw.key': 'k2' } }));
+    expect(trace(e)).toEqual(['c/READ_HOST:passed', 'c/READ:fired']);
   });
 });
 

@@ -230,6 +230,11 @@ class Reader implements FactReader {
     /** The rule whose evaluation this is (for `fire_count`, `breaker_count`); null outside one. */
     private readonly rule: Rule | null,
     private readonly overlay: Readonly<Record<string, unknown>> | null,
+    /**
+     * Rendering the copy of a rule whose detector failed or never ran: what the occurrence does
+     * not itself observe is unavailable, not zero ([OAR-COPY-11]).
+     */
+    private readonly detectorMissing = false,
   ) {}
 
   fact(slot: number): unknown {
@@ -242,6 +247,9 @@ class Reader implements FactReader {
     // 5.3: the anchor is a property of the occurrence; every rule observes the same value.
     if (name === 'anchor') return this.env.anchorValue;
     if (this.overlay !== null && hasOwn(this.overlay, name)) return check(sym.type, this.overlay[name], `detector fact ${name}`);
+    if (this.detectorMissing && !hasOwn(this.env.occ.facts ?? {}, name) && !OCCURRENCE_DERIVED.has(name)) {
+      throw new Raise('provider_failure', `${name}: the detector observed nothing`);
+    }
     return this.host(sym);
   }
 
@@ -309,9 +317,14 @@ class Reader implements FactReader {
     return zero(sym.result);
   }
 
-  /** A rule's counters under its own scope, as they were before this occurrence ([OAR-FIRE-6], [OAR-FIRE-11]). */
+  /**
+   * A rule's counters under its own scope, as they were before this occurrence ([OAR-FIRE-6],
+   * [OAR-FIRE-11]). Another rule's scope is the occurrence's value: this rule's detector
+   * observations are its own ([OAR-FACT-11]), not the named rule's scope.
+   */
   counters(qid: string): { fire_count: number; breaker_count: number } {
-    const key = keyOf(qid, this.env.session, this.scopeValue(qid));
+    const reader = qid === this.rule?.qid ? this : new Reader(this.env, this.rule, null);
+    const key = keyOf(qid, this.env.session, reader.scopeValue(qid));
     return this.env.snapshot.get(key) ?? { fire_count: 0, breaker_count: 0 };
   }
 
@@ -321,6 +334,9 @@ class Reader implements FactReader {
     return scope === undefined ? undefined : (this.fact(scope.slot) as string);
   }
 }
+
+/** The facts the occurrence itself yields when the host does not supply them (see `host`). */
+const OCCURRENCE_DERIVED: ReadonlySet<string> = new Set(['tool', 'tool_args', 'tool_args_fingerprint', 'content_length']);
 
 function settle<T>(f: () => T): T | Raise {
   try {
@@ -565,15 +581,17 @@ export class ReferenceEngine {
     // [OAR-FIRE-8], [OAR-FIRE-9]: the actions are applied in the order listed; one that cannot be
     // applied makes the rule one that cannot be evaluated. Those before it have been applied — an
     // event already written cannot be unwritten — and are reported as applied, nothing after it.
+    // A counter scope that cannot be read is known before any action: then none is applied.
     const ops: Pending['ops'] = [];
     run.pending.set(r.qid, { rule: r, ops });
+    const counts = r.c.onFire.some((a) => a !== 'publish_event');
+    const scope = counts ? settle(() => reader.scopeValue(r.qid)) : undefined;
     for (const action of r.c.onFire) {
       let refused = false;
       if (action === 'publish_event') {
-        refused = this.options.eventFails?.(r.qid) === true;
+        refused = scope instanceof Raise || this.options.eventFails?.(r.qid) === true;
         if (!refused) ops.push({ action });
       } else {
-        const scope = settle(() => reader.scopeValue(r.qid));
         refused = scope instanceof Raise;
         if (!(scope instanceof Raise)) {
           if (scope !== undefined) env.note('scoped-counter');
@@ -600,7 +618,10 @@ export class ReferenceEngine {
       const named = oe.mode === 'substitute' ? (this.byQid.get(oe.rule) as Rule) : failing;
       if (named !== failing) env.note('on-error-substitute');
       // [OAR-COPY-11]: a copy that cannot be rendered for an on_error block is omitted.
-      const copy = settle(() => renderCopyObject(named.c.copy, new Reader(env, named, named === failing ? (run.overlays.get(failing.qid) ?? null) : null)));
+      // A detector that failed or never ran observed nothing: its facts are unavailable, not zero.
+      const overlay = run.overlays.get(named.qid) ?? null;
+      const missing = overlay === null && named.c.detector !== undefined;
+      const copy = settle(() => renderCopyObject(named.c.copy, new Reader(env, named, overlay, missing)));
       if (copy instanceof Raise) env.note('on-error-copy-omitted');
       return { decision: 'block', code: named.c.id, rule: named.qid, copy: copy instanceof Raise ? {} : copy, advisories: [] };
     }
