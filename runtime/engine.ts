@@ -445,7 +445,7 @@ class RuleEngine implements Engine {
       const scope = this.scopeOf.get(qid) ?? -1;
       let cell: CounterCell;
       try {
-        cell = this.counters.cell(qid, scope < 0 ? undefined : (this.facts.fact(scope) as string));
+        cell = this.counters.cell(qid, scope < 0 ? undefined : this.facts.scopeValue(scope));
       } catch {
         return;
       }
@@ -848,7 +848,7 @@ class Occ {
   private counterCell(r: Rule, k: number): CounterCell {
     if (r.scope < 0) return this.engine.counters.cell(r.qid, undefined);
     this.context(k);
-    return this.engine.counters.cell(r.qid, this.facts.fact(r.scope) as string);
+    return this.engine.counters.cell(r.qid, this.facts.scopeValue(r.scope));
   }
 
   /** Point the fact reader at rule `k` (its counters, its detector's facts) for copy and keys. */

@@ -191,18 +191,19 @@ export class OccurrenceFacts implements FactReader {
   readCounters(rule: string, scopeSlot: number): CounterValues {
     const c = this.counters;
     if (c === null) return ZERO_COUNTERS;
-    return c.read(rule, scopeSlot < 0 ? undefined : this.scopeValue(rule, scopeSlot));
+    return c.read(rule, scopeSlot < 0 ? undefined : this.scopeValue(scopeSlot));
   }
 
   /**
-   * The counter scope value of `rule` at this occurrence. Another rule's scope (`fire_count_of`,
-   * [OAR-FIRE-11]) is the occurrence's observation, never what the reading rule's detector
-   * produced: those observations are local to the reader ([OAR-FACT-11]), and two rules reading
-   * one counter must not disagree about which counter it is ([OAR-FIRE-6]).
+   * A counter scope value ([OAR-FIRE-10]): the occurrence's observation of the scope fact, never
+   * what a detector produced for the rule being evaluated. Every rule that reads or writes a
+   * counter at one occurrence — the rule itself, a `fire_count_of` reader ([OAR-FIRE-11]), the
+   * plan of a batched read — then names the same counter ([OAR-FIRE-6]); a detector's
+   * observations stay local to its rule's condition, target and copy ([OAR-FACT-11]).
    */
-  private scopeValue(rule: string, scopeSlot: number): string {
-    if (rule === this.rule || this.overlay === null) return this.fact(scopeSlot) as string;
+  scopeValue(scopeSlot: number): string {
     const overlay = this.overlay;
+    if (overlay === null) return this.fact(scopeSlot) as string;
     this.overlay = null;
     try {
       return this.fact(scopeSlot) as string;

@@ -354,6 +354,28 @@ describe('[OAR-FIRE-11] [OAR-FACT-11] a reader with a detector', () => {
     const e = h.decide(call('read', {}, { facts: { 'acme.gw.key': 'k2' }, detectorFacts: { 'acme.gw.key': 'k2' } }));
     expect(trace(e)).toEqual(['c/READ_HOST:passed', 'c/READ:fired']);
   });
+
+  it('[OAR-FIRE-10] [OAR-FIRE-6] a detector rule counts under the occurrence\'s scope value, the one every reader names', () => {
+    const h = harness({
+      capability: cap({ profiles: ['tool'], detectors: ['detector://fixture'], hostFacts: [{ name: 'acme.gw.key', type: 'string' }] }),
+      rules: [
+        r('COUNT', 'allow', {
+          kind: 'detector',
+          detector: { ref: 'detector://fixture' },
+          counter_scope: 'acme.gw.key',
+          when: 'acme.gw.key == "k2" && fire_count == 0',
+          on_fire: ['increment_counter'],
+          requires: { profiles: ['tool'], facts: ['acme.gw.key'] },
+        }),
+        r('READ', 'warn', { when: 'fire_count_of("COUNT") == 1', requires: { profiles: ['tool'], facts: ['acme.gw.key'] } }),
+      ],
+    });
+    // The detector says k2 (the condition sees it); the host observes k1: the counter is COUNT#k1.
+    const occ = call('x', {}, { facts: { 'acme.gw.key': 'k1' }, detectorFacts: { 'acme.gw.key': 'k2' } });
+    expect(h.decide(occ).counters).toEqual({ 'c/COUNT#k1': { fire_count: 1, breaker_count: 0 } });
+    // Next time both COUNT's own fire_count and READ's fire_count_of read that same counter.
+    expect(trace(h.decide(occ))).toEqual(['c/READ:fired', 'c/COUNT:passed']);
+  });
 });
 
 describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', () => {

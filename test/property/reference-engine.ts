@@ -317,21 +317,20 @@ class Reader implements FactReader {
     return zero(sym.result);
   }
 
-  /**
-   * A rule's counters under its own scope, as they were before this occurrence ([OAR-FIRE-6],
-   * [OAR-FIRE-11]). Another rule's scope is the occurrence's value: this rule's detector
-   * observations are its own ([OAR-FACT-11]), not the named rule's scope.
-   */
+  /** A rule's counters under its own scope, as they were before this occurrence ([OAR-FIRE-6], [OAR-FIRE-11]). */
   counters(qid: string): { fire_count: number; breaker_count: number } {
-    const reader = qid === this.rule?.qid ? this : new Reader(this.env, this.rule, null);
-    const key = keyOf(qid, this.env.session, reader.scopeValue(qid));
+    const key = keyOf(qid, this.env.session, this.scopeValue(qid));
     return this.env.snapshot.get(key) ?? { fire_count: 0, breaker_count: 0 };
   }
 
-  /** [OAR-FIRE-10]: the value of the rule's `counter_scope` fact, or undefined when it has none. */
+  /**
+   * [OAR-FIRE-10]: the value of the rule's `counter_scope` fact, or undefined when it has none —
+   * as the occurrence observes it, never through a detector's observations ([OAR-FACT-11]), so
+   * every rule at the occurrence names the same counter ([OAR-FIRE-6]).
+   */
   scopeValue(qid: string): string | undefined {
     const scope = this.env.rules.get(qid)?.c.counterScope;
-    return scope === undefined ? undefined : (this.fact(scope.slot) as string);
+    return scope === undefined ? undefined : (new Reader(this.env, this.rule, null).fact(scope.slot) as string);
   }
 }
 
