@@ -213,7 +213,9 @@ export function runFixture(file: string, opts: RunOptions = {}): CaseResult {
 export function runFixtureText(text: string, file: string, opts: RunOptions = {}): CaseResult {
   let id = stemOf(file);
   try {
-    const parsed = parseSource(text, file, { bigInts: true, expandSequences: false, format: 'json' });
+    // A number too large for binary64 is kept as ±Infinity: it is how a fixture hands the engine a
+    // non-finite double, which the engine must refuse as a provider failure ([OAR-FACT-23]).
+    const parsed = parseSource(text, file, { bigInts: true, nonFinite: true, expandSequences: false, format: 'json' });
     const parseErrors = parsed.diagnostics.filter((d) => d.severity === 'error');
     const doc = parsed.docs[0];
     if (parseErrors.length > 0 || doc === undefined) {

@@ -5,9 +5,11 @@
  * and `!!a` are rejected rather than grouped.
  *
  * Limits: nodes are counted as they are built ([OAR-EXPR-20]) and parsing stops as soon as the
- * count exceeds the limit ([OAR-EXPR-17]); nesting (parentheses, subscripts, arguments, ternary
- * branches) is bounded by MAX_NESTING, so a 100,000-deep or 10 MB condition ends in an error, never
- * a stack overflow or a long parse.
+ * count exceeds the limit ([OAR-EXPR-17]) — tokens are lexed as the parser asks for them, so a
+ * 10 MB condition stops after a few thousand; nesting (parentheses, subscripts, arguments, ternary
+ * branches) is bounded by MAX_NESTING, so a 100,000-deep condition ends in an error, never a stack
+ * overflow. The length of the source is not limited here: only nodes may be ([OAR-EXPR-17]), and
+ * a long string literal is one node (documents themselves are bounded in size by the loader).
  */
 import type { BinaryOp, Expr } from './ast.js';
 import { Lexer, type Token, type TokenKind } from './lexer.js';
@@ -27,17 +29,17 @@ export const MIN_MAX_NODES = 256;
  * runs out of stack near 1,300 nodes: 1024 is the largest power of two that compiles everywhere.
  */
 export const MAX_MAX_NODES = 1024;
-/** Source longer than this is refused before lexing. */
-export const MAX_SOURCE_LENGTH = 1 << 20;
 /**
- * Deepest nesting the parser descends into ([OAR-EXPR-17]). Each level costs about ten frames of
- * recursive descent, and before V8 optimises the parser ~800 levels already overflow the default
- * stack, so the depth cannot be bounded by the node limit (up to MAX_MAX_NODES) as it once was: a
- * 1-node condition in 1,000 parentheses crashed with a RangeError at the default limit. 256 is the
- * floor of [OAR-EXPR-17]: a condition within that floor nests no deeper unless it wraps a term in
- * redundant parentheses, since every other level holds at least one node.
+ * Deepest nesting the parser descends into ([OAR-EXPR-17]). The grammar must be accepted within
+ * the node limit ([OAR-EXPR-1]), and parentheses are not nodes ([OAR-EXPR-20]), so nesting is
+ * bounded only to keep recursion on the stack: each level costs about ten frames of recursive
+ * descent (and as many again in the checker, the emitter, astring and the acorn self-check), and
+ * before V8 optimises the parser ~800 levels overflow Node's default stack. 512 levels leave
+ * room for the caller's own frames; a condition that goes deeper is rejected with this error,
+ * never a RangeError. 512 is twice the [OAR-EXPR-17] floor: no condition within the floor comes
+ * near it, and a 512-node condition nested all the way down is accepted.
  */
-export const MAX_NESTING = MIN_MAX_NODES;
+export const MAX_NESTING = 512;
 
 const RELOPS: ReadonlySet<TokenKind> = new Set(['==', '!=', '<', '<=', '>', '>=', 'in']);
 
@@ -56,9 +58,6 @@ class Parser {
     src: string,
     private readonly maxNodes: number,
   ) {
-    if (src.length > MAX_SOURCE_LENGTH) {
-      throw new ExprSyntaxError('condition', 0, `condition is ${src.length} characters long; the limit is ${MAX_SOURCE_LENGTH}`, 'OAR-EXPR-17');
-    }
     this.maxDepth = MAX_NESTING;
     this.lexer = new Lexer(src);
     this.tok = this.lexer.next();
@@ -245,7 +244,7 @@ class Parser {
 
   private node<T extends Expr>(e: T): T {
     if (++this.nodes > this.maxNodes) {
-      throw new ExprSyntaxError('condition', e.offset, `condition has more than ${this.maxNodes} nodes, the engine's limit`, 'OAR-EXPR-17');
+      throw new ExprSyntaxError('condition', e.offset, `condition has more than ${this.maxNodes} nodes, the limit (expression_nodes_max)`, 'OAR-EXPR-17');
     }
     return e;
   }

@@ -488,7 +488,7 @@ function readHostFacts(v: unknown, host: string | undefined, profiles: ReadonlyS
     }
     checkMembers(item, HOST_FACT_MEMBERS, HOST_FACT_MEMBERS, at, `\`host_facts\` entry ${i}`, r);
     const name = checkHostFactName(item.name, host, profiles, [...at, 'name'], r);
-    const type = checkHostFactType(item.type, [...at, 'type'], r);
+    const type = checkHostFactType(item.type, typeof item.name === 'string' ? item.name : `entry ${i}`, [...at, 'type'], r);
     if (name === undefined) return;
     // Facts and functions share one namespace, one entry per name ([OAR-FACT-2], [OAR-FACT-27]).
     if (seen.has(name)) {
@@ -547,18 +547,19 @@ function checkHostFactName(
   return v;
 }
 
-function checkHostFactType(v: unknown, path: JsonPath, r: Report): ParsedType | undefined {
+/** `fact` names the host fact in messages. */
+function checkHostFactType(v: unknown, fact: string, path: JsonPath, r: Report): ParsedType | undefined {
   if (v === undefined) return undefined; // reported as missing
   if (typeof v !== 'string') {
-    r.error('OAR-FACT-22', 'a host fact `type` must be a fact type or a signature `(scalar) -> scalar`', 'type', path);
+    r.error('OAR-FACT-22', `host fact ${fact}: a host fact \`type\` must be a fact type or a signature \`(scalar) -> scalar\``, 'type', path);
     return undefined;
   }
   const t = parseDeclaredType(v);
   if (!('invalid' in t)) return t;
   const message =
     t.invalid === 'OAR-FACT-22'
-      ? `\`${v}\` is not a fact type (one of bool, int, double, string, list<string>, map<string,string>, list<map>, map)`
-      : `\`${v}\` is not a function signature \`(argument) -> result\` over bool, int, double or string`;
+      ? `host fact ${fact}: \`${v}\` is not a fact type (one of bool, int, double, string, list<string>, map<string,string>, list<map>, map)`
+      : `host fact ${fact}: \`${v}\` is not a function signature \`(argument) -> result\` over bool, int, double or string`;
   r.error(t.invalid, message, v, path);
   return undefined;
 }

@@ -60,7 +60,7 @@ export function applyConfigs(
       }
       if (!rule) {
         if (failedElsewhere(s.ref)) continue;
-        fail('OAR-CFG-4', `configuration names ${s.ref}, which is not a loaded rule`);
+        fail('OAR-CFG-4', `configuration ${s.path[0] as string} names ${s.ref}, which is not a loaded rule`);
         continue;
       }
       // [OAR-CFG-5], [OAR-OPS-7]: a mandatory rule cannot be disabled or downgraded. Setting it

@@ -33,6 +33,8 @@ export class JsonError {
 export interface JsonOptions {
   maxDepth: number;
   bigInts: boolean;
+  /** A number beyond the binary64 range reads as ±Infinity instead of being refused. */
+  nonFinite?: boolean;
 }
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
@@ -160,7 +162,7 @@ class Parser {
     const n = Number(text);
     if (integer && this.opts.bigInts && (n > SAFE || n < -SAFE)) return { value: BigInt(text), pos: { at } };
     if (integer && n === 0) return { value: 0, pos: { at } }; // `-0` is the integer zero
-    if (!Number.isFinite(n)) throw new JsonError(`number ${text} is not a finite binary64 value`, at);
+    if (!Number.isFinite(n) && this.opts.nonFinite !== true) throw new JsonError(`number ${text} is not a finite binary64 value`, at);
     return { value: n, pos: { at } };
   }
 

@@ -53,7 +53,8 @@ export interface RuleDraft {
   readonly copy: Partial<Record<CopyMember, CopyProgram>>;
   readonly counterScope?: FactSymbol;
   /** `fire_count_of` / `breaker_count_of` arguments as written, with their offsets. */
-  readonly counterReads: { name: string; offset: number }[];
+  /** `fire_count_of` / `breaker_count_of` reads: the function, its literal argument, where. */
+  readonly counterReads: { fn: string; name: string; offset: number }[];
   readonly references: SymbolEntry[];
   readonly source: SourceLocation;
 }
@@ -104,10 +105,10 @@ export function checkRule(
   const requiredProfiles = new Set(doc.requires?.profiles ?? []);
   const requiredFacts = new Set(doc.requires?.facts ?? []);
   (doc.requires?.profiles ?? []).forEach((p, i) => {
-    if (!capability.profiles.has(p)) fail('OAR-FACT-19', `rule ${qid} requires profile ${p}, which this host does not provide`, ['requires', 'profiles', i], p);
+    if (!capability.profiles.has(p)) fail('OAR-FACT-19', `rule ${qid} requires profile ${p} (requires.profiles), which this host does not provide`, ['requires', 'profiles', i], p);
   });
   (doc.requires?.facts ?? []).forEach((f, i) => {
-    if (!symbols.lookup(f)) fail('OAR-FACT-19', `rule ${qid} requires fact ${f}, which this host does not provide`, ['requires', 'facts', i], f);
+    if (!symbols.lookup(f)) fail('OAR-FACT-19', `rule ${qid} requires fact ${f} (requires.facts), which this host does not provide`, ['requires', 'facts', i], f);
   });
 
   /** [OAR-FACT-20]: a non-core reference must be reached through `requires`. */
@@ -156,7 +157,7 @@ export function checkRule(
   // --- transform ([OAR-OPS-13], [OAR-OPS-14], [OAR-OPS-18]) ---
   let transform: CheckedTransform | undefined;
   if (doc.effect === 'transform' && !capability.supportsTransform) {
-    fail('OAR-OPS-18', `rule ${qid} has effect transform, but this host does not implement content mutation`, ['effect'], 'transform');
+    fail('OAR-OPS-18', `rule ${qid} has effect transform, but this host does not implement content mutation (supports_transform is false)`, ['effect'], 'transform');
   }
   if (doc.transform) {
     const t = doc.transform;
@@ -179,7 +180,7 @@ export function checkRule(
   // --- detector ([OAR-OPS-12]) ---
   // The three corpus detectors are always provided ([OAR-CONF-25]), listed or not.
   if (doc.detector && !capability.detectors.has(doc.detector.ref) && !RESERVED_DETECTORS.includes(doc.detector.ref)) {
-    fail('OAR-OPS-12', `rule ${qid} references detector ${doc.detector.ref}, which this host does not register`, ['detector', 'ref'], doc.detector.ref);
+    fail('OAR-OPS-12', `rule ${qid} references detector ${doc.detector.ref}, which this host does not register (not in its detectors)`, ['detector', 'ref'], doc.detector.ref);
   }
 
   // --- flow ([OAR-PROF-3], [OAR-FACT-13]) ---
@@ -187,13 +188,13 @@ export function checkRule(
     if (capability.activityWindow === 0) {
       fail('OAR-PROF-3', `rule ${qid} carries flow, but this host tracks no activity (activity_window 0)`, ['flow'], 'flow');
     } else if (doc.flow.length > capability.activityWindow) {
-      fail('OAR-FACT-13', `rule ${qid} has a flow of ${doc.flow.length} steps, longer than the activity window ${capability.activityWindow}`, ['flow'], 'flow');
+      fail('OAR-FACT-13', `rule ${qid} has a flow of ${doc.flow.length} steps, longer than the activity window (activity_window ${capability.activityWindow})`, ['flow'], 'flow');
     }
   }
 
   // --- when ([OAR-CONF-5], [OAR-FACT-3], [OAR-FACT-4], Appendix A) ---
   let when: CheckedCondition | undefined;
-  const counterReads: { name: string; offset: number }[] = [];
+  const counterReads: { fn: string; name: string; offset: number }[] = [];
   if (doc.when !== undefined) {
     const r = checkConditionSource(doc.when, symbols, { maxNodes: Math.min(capability.expressionNodesMax, MAX_MAX_NODES) });
     if (!r.ok) {
@@ -202,7 +203,7 @@ export function checkRule(
       when = r.condition;
       walk(when.typed, (e) => {
         if (e.k === 'fact' || e.k === 'call') requireReach(e.sym, 'OAR-FACT-20', ['when'], e.offset);
-        if (e.k === 'call' && e.target !== undefined) counterReads.push({ name: e.target, offset: e.offset });
+        if (e.k === 'call' && e.target !== undefined) counterReads.push({ fn: e.sym.name, name: e.target, offset: e.offset });
       });
     }
   }

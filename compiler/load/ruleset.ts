@@ -63,7 +63,7 @@ export function checkRuleSet(
     for (const read of draft.counterReads) {
       const target = resolveRuleRef(read.name, ns);
       if (!loadedQids.has(target)) {
-        diagnostics.push(error('OAR-FIRE-11', `rule ${draft.qid}: when: ${read.name} resolves to ${target}, a rule that is not loaded`, { token: read.name, path: ['when'], offset: read.offset, source: locate(['when']) }));
+        diagnostics.push(error('OAR-FIRE-11', `rule ${draft.qid}: when: ${read.fn}("${read.name}"): ${read.name} resolves to ${target}, a rule that is not loaded`, { token: read.name, path: ['when'], offset: read.offset, source: locate(['when']) }));
       } else if (!counterReads.includes(target)) {
         counterReads.push(target);
       }
@@ -144,50 +144,98 @@ export function resolveCounterTargets(e: TExpr, resolve: (name: string) => strin
   }
 }
 
-/** [OAR-EVAL-16]: reject a suppression cycle, naming the rules in it (each cycle once). */
+/**
+ * [OAR-EVAL-16]: reject a suppression cycle, naming the rules in it. Each group of rules that
+ * reach one another through `overrides` (a strongly connected component) is one diagnostic naming
+ * every member — two cycles sharing rules (A→B→C→A and A→D→C→A) name B and D alike — and one
+ * cycle through them as an example.
+ */
 function overrideCycles(rules: readonly CheckedRule[], drafts: readonly { draft: RuleDraft; locate: Locator }[]): Diagnostic[] {
   const edges = new Map(rules.map((r) => [r.qid, r.overrides]));
   const locateOf = new Map(drafts.map((d) => [d.draft.qid, d.locate]));
-  const state = new Map<string, 'open' | 'done'>();
-  const stack: string[] = [];
   const out: Diagnostic[] = [];
-  const seen = new Set<string>();
+  for (const members of stronglyConnected(edges)) {
+    const first = members[0] as string;
+    if (members.length === 1 && !(edges.get(first) ?? []).includes(first)) continue;
+    const example = cycleThrough(first, new Set(members), edges).join(' -> ');
+    const locate = locateOf.get(first);
+    out.push(
+      error('OAR-EVAL-16', `overrides form a cycle among ${members.join(', ')}: ${example}`, {
+        token: first,
+        path: ['overrides'],
+        ...(locate ? { source: locate(['overrides']) } : {}),
+      }),
+    );
+  }
+  return out;
+}
 
-  // Depth-first, with an explicit stack rather than recursion: a chain of thousands of overrides is
-  // a legal rule set and must not exhaust the call stack ([OAR-EVAL-16] is checked at any size).
+/**
+ * Tarjan's strongly connected components, each sorted by code point, in the order of their first
+ * members. Iterative, with explicit frames: a chain of thousands of overrides is a legal rule set
+ * and must not exhaust the call stack ([OAR-EVAL-16] is checked at any size).
+ */
+function stronglyConnected(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
   const frames: { q: string; next: number }[] = [];
   const enter = (q: string): void => {
-    state.set(q, 'open');
+    index.set(q, index.size);
+    low.set(q, index.get(q) as number);
     stack.push(q);
+    onStack.add(q);
     frames.push({ q, next: 0 });
   };
   for (const root of [...edges.keys()].sort(cpCompare)) {
-    if (state.has(root)) continue;
+    if (index.has(root)) continue;
     enter(root);
     while (frames.length > 0) {
-      const frame = frames[frames.length - 1]!;
+      const frame = frames[frames.length - 1] as { q: string; next: number };
       const targets = edges.get(frame.q) ?? [];
-      if (frame.next >= targets.length) {
-        frames.pop();
-        stack.pop();
-        state.set(frame.q, 'done');
+      if (frame.next < targets.length) {
+        const t = targets[frame.next++] as string;
+        if (!edges.has(t)) continue; // unresolved: reported by its own check
+        if (!index.has(t)) enter(t);
+        else if (onStack.has(t)) low.set(frame.q, Math.min(low.get(frame.q) as number, index.get(t) as number));
         continue;
       }
-      const next = targets[frame.next++]!;
-      const s = state.get(next);
-      if (s === 'open') {
-        const cycle = stack.slice(stack.indexOf(next));
-        const key = [...cycle].sort(cpCompare).join(' ');
-        if (!seen.has(key)) {
-          seen.add(key);
-          const names = [...cycle, next].join(' -> ');
-          const locate = locateOf.get(frame.q);
-          out.push(error('OAR-EVAL-16', `overrides form a cycle: ${names}`, { token: next, path: ['overrides'], ...(locate ? { source: locate(['overrides']) } : {}) }));
-        }
-      } else if (s === undefined && edges.has(next)) {
-        enter(next);
+      frames.pop();
+      const parent = frames[frames.length - 1];
+      if (parent !== undefined) low.set(parent.q, Math.min(low.get(parent.q) as number, low.get(frame.q) as number));
+      if (low.get(frame.q) !== index.get(frame.q)) continue;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop() as string;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== frame.q);
+      components.push(component.sort(cpCompare));
+    }
+  }
+  return components.sort((a, b) => cpCompare(a[0] as string, b[0] as string));
+}
+
+/** A shortest cycle from `start` back to itself through `within` (breadth-first). */
+function cycleThrough(start: string, within: ReadonlySet<string>, edges: ReadonlyMap<string, readonly string[]>): string[] {
+  const from = new Map<string, string>();
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const q = queue[i] as string;
+    for (const t of edges.get(q) ?? []) {
+      if (t === start) {
+        const path = [start];
+        for (let at = q; at !== start; at = from.get(at) as string) path.splice(1, 0, at);
+        return [...path, start];
+      }
+      if (within.has(t) && !from.has(t)) {
+        from.set(t, q);
+        queue.push(t);
       }
     }
   }
-  return out;
+  return [start, start];
 }

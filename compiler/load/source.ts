@@ -70,6 +70,12 @@ export interface ParseOptions {
   maxDepth?: number;
   /** Integers outside ±(2^53−1) come back as `bigint` instead of a rounded `number`. */
   bigInts?: boolean;
+  /**
+   * JSON only: a number beyond the binary64 range (`1e400`) reads as ±Infinity instead of being
+   * refused — for conformance fixtures, where it is the only way JSON can carry a non-finite
+   * double for an engine to refuse as a fact-provider failure ([OAR-FACT-23]).
+   */
+  nonFinite?: boolean;
   /** Alias resolutions allowed per YAML document, nested expansions included. Default 100. */
   maxAliasCount?: number;
   /** Override the format chosen from the file extension (`.json` → json, otherwise yaml). */
@@ -238,6 +244,7 @@ interface Limits {
   maxDepth: number;
   maxAliasCount: number;
   bigInts: boolean;
+  nonFinite: boolean;
 }
 
 function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseResult {
@@ -246,6 +253,7 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
     maxDepth: Math.max(1, Math.min(opts.maxDepth ?? DEFAULT_MAX_DEPTH, HARD_MAX_DEPTH)),
     maxAliasCount: Math.max(0, opts.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT),
     bigInts: opts.bigInts === true,
+    nonFinite: opts.nonFinite === true,
   };
   const tooLarge = sizeProblem(text, file, opts.maxBytes ?? DEFAULT_MAX_BYTES);
   if (tooLarge) return { docs: [], diagnostics: [tooLarge] };
@@ -793,7 +801,7 @@ function parseJsonSource(text: string, file: string, limits: Limits, expand: boo
   };
   let parsed: JsonParsed;
   try {
-    parsed = parseJson(text, { maxDepth: limits.maxDepth, bigInts: limits.bigInts });
+    parsed = parseJson(text, { maxDepth: limits.maxDepth, bigInts: limits.bigInts, nonFinite: limits.nonFinite });
   } catch (e) {
     if (!(e instanceof JsonError)) throw e;
     const extra = e.token === undefined ? {} : { token: e.token };

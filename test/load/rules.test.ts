@@ -920,6 +920,21 @@ describe('[OAR-EVAL-16] / [OAR-CONF-6] a suppression cycle is rejected, naming t
     for (const q of ['acme/X', 'beta/Y', 'beta/Z']) expect(errs[0]!.message).toContain(q);
     expect(errs[0]!.message).not.toContain('BYSTANDER');
   });
+  it('two cycles sharing rules are one diagnostic naming every rule in them', () => {
+    // A -> B -> C -> A and A -> D -> C -> A: a depth-first search that stops at the first cycle
+    // would never name D.
+    const r = load([
+      rule({ id: 'A', overrides: ['B', 'D'] }),
+      rule({ id: 'B', overrides: ['C'] }),
+      rule({ id: 'C', overrides: ['A'] }),
+      rule({ id: 'D', overrides: ['C'] }),
+      rule({ id: 'E', overrides: ['A'] }),
+    ]);
+    const errs = errorsOf(r);
+    expect(errs.map((d) => d.clause)).toEqual(['OAR-EVAL-16']);
+    for (const q of ['A', 'B', 'C', 'D']) expect(errs[0]!.message).toMatch(new RegExp(`\\b${q}\\b`));
+    expect(errs[0]!.message).not.toMatch(/\bE\b/);
+  });
   it('rejects a rule overriding itself', () => {
     const errs = errorsOf(load([rule({ id: 'SELF', overrides: ['SELF'] })]));
     expect(errs.map((d) => d.clause)).toEqual(['OAR-EVAL-16']);
