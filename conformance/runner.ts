@@ -30,7 +30,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { compileToBundle, formatDiagnostic, loadPack, parseSource, type Backend, type Diagnostic, type LoadedPack, type SourceDoc } from '../compiler/index.js';
-import { isBaselineCapability, loadCapability, localToCore, type Capability } from '../compiler/load/capability.js';
+import { CAPABILITY_VERSION, isBaselineCapability, loadCapability, localToCore, type Capability } from '../compiler/load/capability.js';
 import { validateFixtureDocument } from '../compiler/load/schema.js';
 import { MAX_MAX_NODES } from '../compiler/expr/parser.js';
 import { CORE_ANCHORS, STANDARD_PROFILE_NAMES } from '../compiler/load/vocabulary.js';
@@ -109,6 +109,29 @@ export function adoptionGaps(c: Capability, adoptable: AdoptableCapabilities = A
       capability: `expression_nodes_max:${c.expressionNodesMax}`,
       why: `a condition limit of ${c.expressionNodesMax} nodes exceeds this engine's ceiling of ${adoptable.expression_nodes_max}`,
     });
+  }
+  return gaps;
+}
+
+/**
+ * What in a raw capability document belongs to a later minor revision than this engine's: its
+ * `oar_capability_version`, or profiles it does not know ([OAR-VER-1], [OAR-VER-5]). The loader
+ * rejects both; a runner reports them as capabilities it cannot adopt ([OAR-CONF-20]).
+ */
+export function laterRevisionGaps(doc: unknown): AdoptionGap[] {
+  if (!isObject(doc)) return [];
+  const gaps: AdoptionGap[] = [];
+  const v = doc.oar_capability_version;
+  const m = typeof v === 'string' ? /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$/.exec(v) : null;
+  if (m !== null && Number(m[1]) === CAPABILITY_VERSION.major && Number(m[2]) > CAPABILITY_VERSION.minor) {
+    gaps.push({ capability: `oar_capability_version:${v as string}`, why: `capability version ${v as string} is newer than the ${CAPABILITY_VERSION.major}.${CAPABILITY_VERSION.minor} this engine implements` });
+  }
+  if (Array.isArray(doc.profiles)) {
+    for (const p of doc.profiles) {
+      if (typeof p === 'string' && !STANDARD_PROFILE_NAMES.includes(p)) {
+        gaps.push({ capability: `profile:${p}`, why: `profile \`${p}\` is not one of the profiles of OAR 1.0 this engine knows` });
+      }
+    }
   }
   return gaps;
 }
@@ -211,7 +234,9 @@ export function runFixture(file: string, opts: RunOptions = {}): CaseResult {
 
 /** Run one fixture from its text; `file` is its path, whose stem the `id` must equal. Never throws. */
 export function runFixtureText(text: string, file: string, opts: RunOptions = {}): CaseResult {
-  let id = stemOf(file);
+  // A case is named by its file's stem, which its `id` must equal ([OAR-CONF-17]): a fixture
+  // claiming another fixture's id is errored under its own name and takes nothing from that one.
+  const id = stemOf(file);
   try {
     // A number too large for binary64 is kept as ±Infinity: it is how a fixture hands the engine a
     // non-finite double, which the engine must refuse as a provider failure ([OAR-FACT-23]).
@@ -221,7 +246,6 @@ export function runFixtureText(text: string, file: string, opts: RunOptions = {}
     if (parseErrors.length > 0 || doc === undefined) {
       return errored(id, file, `the fixture is not valid JSON: ${describeDiagnostics(parseErrors)}`);
     }
-    if (isObject(doc.value) && typeof doc.value.id === 'string' && doc.value.id !== '') id = doc.value.id;
     const shape = validateFixtureDocument(doc.value, doc.locate).filter((d) => d.severity === 'error');
     if (shape.length > 0) return errored(id, file, `malformed fixture: ${describeDiagnostics(shape)}`);
     return run(doc, doc.value as Fixture, id, file, opts);
@@ -245,6 +269,19 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
 
   // [OAR-CONF-20], [OAR-CONF-35]: adopt the fixture's capability, or skip it — never a baseline one.
   const capDoc = sub(['input', 'capability']);
+  // A capability from a later minor revision (a newer version, a profile added since,
+  // [OAR-VER-5]) is one this engine cannot adopt: skipped, not failed — unless the fixture asserts
+  // that loading it is rejected.
+  const newer = hasOwn(fx.expected, 'error') ? [] : laterRevisionGaps(capDoc.value);
+  if (newer.length > 0) {
+    return {
+      id,
+      file,
+      verdict: 'skipped',
+      skipped_capability: newer.map((g) => g.capability).join(', '),
+      reason: `the fixture's capability document cannot be adopted: ${newer.map((g) => g.why).join('; ')} [OAR-CONF-20]`,
+    };
+  }
   // Read with no ceiling: a limit above ours is an adoption gap to report, not a load error.
   const cap = loadCapability(capDoc.value, capDoc.locate, { engineMaxNodes: Number.POSITIVE_INFINITY }).capability;
   const baseline = cap !== undefined && isBaselineCapability(cap);
@@ -500,6 +537,12 @@ export function collectFixtureFiles(paths: readonly string[]): FixtureEntry[] {
   return out;
 }
 
+/**
+ * A corpus directory may carry its published manifest ([OAR-CONF-35]) beside the fixtures: it is
+ * not a fixture, so a directory search passes it over (named on the command line, it is run).
+ */
+const MANIFEST = 'manifest.json';
+
 function walk(dir: string, out: string[], visited: Set<string>, unreadable: FixtureEntry[]): void {
   try {
     const real = realpathSync(dir);
@@ -510,7 +553,7 @@ function walk(dir: string, out: string[], visited: Set<string>, unreadable: Fixt
       try {
         const st = entry.isSymbolicLink() ? statSync(full) : entry;
         if (st.isDirectory()) walk(full, out, visited, unreadable);
-        else if (st.isFile() && extname(entry.name).toLowerCase() === '.json') out.push(full);
+        else if (st.isFile() && extname(entry.name).toLowerCase() === '.json' && entry.name !== MANIFEST) out.push(full);
       } catch (e) {
         // A dangling link is reported only where a fixture was expected.
         if (extname(entry.name).toLowerCase() === '.json') unreadable.push({ path: full, reason: `cannot read \`${full}\`: ${message(e)}` });

@@ -230,6 +230,22 @@ describe('skipped vs baseline [OAR-CONF-20] [OAR-CONF-35]', () => {
     expect(c.baseline).toBe(false);
   });
 
+  it('[OAR-VER-5] skips a capability from a later minor revision — a newer version, a profile added since — unless its rejection is asserted', () => {
+    const later = (change: (c: Obj) => void, expected: Obj = { decision: 'none' }) =>
+      run(fixture('later', (f) => {
+        change(f.input.capability as Obj);
+        f.expected = expected;
+      }));
+    const profile = later((c) => (c.profiles = ['browser']));
+    expect([profile.verdict, profile.skipped_capability]).toEqual(['skipped', 'profile:browser']);
+    const version = later((c) => (c.oar_capability_version = '1.1'));
+    expect([version.verdict, version.skipped_capability]).toEqual(['skipped', 'oar_capability_version:1.1']);
+    // A fixture asserting the rejection runs, and the loader's rejection is what it asserts.
+    expect(later((c) => (c.profiles = ['browser']), { error: 'browser' }).verdict).toBe('passed');
+    // A new major is not a later minor: it is a capability this engine rejects.
+    expect(later((c) => (c.oar_capability_version = '2.0')).verdict).toBe('failed');
+  });
+
   it('skips even when the fixture would otherwise fail, and names every gap', () => {
     const f = acme('acme');
     ((f.input as Obj).capability as Obj).expression_nodes_max = 4096;
@@ -520,7 +536,7 @@ describe('the report, the table and the command', () => {
       ['fail', 'failed'],
       ['pass', 'passed'],
       ['bad', 'errored'],
-      ['other', 'errored'],
+      ['wrong-stem', 'errored'], // named by its file: its id \`other\` claims nothing
       ['missing', 'errored'],
     ]);
     expect(r.counts).toEqual({ passed: 1, failed: 1, skipped: 0, errored: 3 });
@@ -535,6 +551,21 @@ describe('the report, the table and the command', () => {
     expect(r.cases[1]!.id).toBe(`same (${join(d, 'b/same.json')})`);
     expect(r.cases[1]!.reason).toContain(join(d, 'a/same.json'));
     expect(reportProblems(r)).toEqual([]);
+  });
+
+  it('[OAR-CONF-17] a fixture claiming another\'s id is errored under its own file name; the other still runs', () => {
+    const d = tempDir({ 'aaa.json': fixture('bar'), 'bar.json': fixture('bar') });
+    const r = runFixtures([d]);
+    expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['aaa', 'errored'], ['bar', 'passed']]);
+    expect(r.cases[0]!.reason).toContain('OAR-CONF-17');
+    expect(reportProblems(r)).toEqual([]);
+  });
+
+  it('[OAR-CONF-35] a directory search passes over the corpus manifest beside the fixtures', () => {
+    const d = tempDir({ 'manifest.json': { version: '1.0.0', baseline: ['pass'] }, 'pass.json': fixture('pass') });
+    const r = runFixtures([d]);
+    expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['pass', 'passed']]);
+    expect(r.total).toBe(1);
   });
 
   it('collects *.json recursively, sorted, and reports an unreadable path', () => {
