@@ -65,7 +65,11 @@ export interface ConformanceReport {
   /** The OAR version the engine implements. */
   spec: string;
   capabilities: AdoptableCapabilities;
+  /** Where `capabilities` comes from: the runner's own constant, never a second list. */
+  capabilities_from: 'runner';
   counts: { passed: number; failed: number; skipped: number; errored: number };
+  /** The ids of the cases that failed or could not be run (errored), in report order. */
+  failed_cases: string[];
   /** The number of fixtures given (after removing a file named twice). */
   total: number;
   cases: CaseResult[];
@@ -90,7 +94,9 @@ export function buildReport(cases: readonly CaseResult[], adoptable: AdoptableCa
       activity_window_max: adoptable.activity_window_max,
       expression_nodes_max: adoptable.expression_nodes_max,
     },
+    capabilities_from: 'runner',
     counts,
+    failed_cases: cases.filter((c) => c.verdict === 'failed' || c.verdict === 'errored').map((c) => c.id),
     total: cases.length,
     cases: cases.map((c) => ({ ...c })),
   };

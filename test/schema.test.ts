@@ -673,7 +673,9 @@ describe('conformance reports', () => {
       activity_window_max: 16,
       expression_nodes_max: 1024,
     },
+    capabilities_from: 'runner',
     counts: { passed: 1, failed: 1, skipped: 1, errored: 1 },
+    failed_cases: ['b', 'd'],
     total: 4,
     cases: [
       { id: 'a', file: 'a.json', verdict: 'passed' },
@@ -698,6 +700,17 @@ describe('conformance reports', () => {
     const r3 = report();
     (r3.cases as Obj[]).pop();
     expect(validateReport(r3).join('\n')).toMatch(/cases lists 3/);
+  });
+
+  it('requires failed_cases to name exactly the failed and errored cases, in order', () => {
+    for (const wrong of [['b'], ['d', 'b'], ['b', 'c', 'd']]) {
+      const r = report();
+      r.failed_cases = wrong;
+      expect(validateReport(r).join('\n')).toMatch(/failed_cases/);
+    }
+    const r = report();
+    delete r.failed_cases;
+    expect(validateReport(r).join('\n')).toMatch(/failed_cases/);
   });
 
   it('requires a skipped case to say which capability, and never passes a skip', () => {

@@ -387,6 +387,10 @@ export function validateReport(value: unknown): string[] {
         const n = cases.filter((c) => isObject(c) && c.verdict === k).length;
         if (counts[k] !== n) out.push(`/counts/${k}: ${String(counts[k])}, but ${n} cases have verdict ${k}`);
       }
+      if (Array.isArray(value.failed_cases)) {
+        const named = cases.filter((c) => isObject(c) && (c.verdict === 'failed' || c.verdict === 'errored')).map((c) => (c as { id?: unknown }).id);
+        if (JSON.stringify(value.failed_cases) !== JSON.stringify(named)) out.push('/failed_cases: must list the ids of the failed and errored cases, in order');
+      }
       const seen = new Set<string>();
       cases.forEach((c, i) => {
         if (!isObject(c) || typeof c.id !== 'string') return;
