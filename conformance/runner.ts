@@ -4,16 +4,18 @@
  *   const report = runFixtures(['conformance/fixtures']);
  *
  * Per fixture:
- *   1. parse it as JSON, integers beyond 2^53 kept exact;
+ *   1. parse it as JSON, integers beyond 2^53 kept exact (and `1e400` as Infinity); the case is
+ *      named by the file's stem;
  *   2. check its shape — the fixture schema and the checks across members (`validateFixtureDocument`),
  *      then the runner's own checks below. A malformed fixture is `errored`, never run and never
  *      passed: an unknown `expected` key ([OAR-CONF-22]), both occurrence spellings or neither
  *      ([OAR-CONF-18]), no `input.capability` ([OAR-CONF-19]), `expected.content` without content
  *      ([OAR-CONF-34]), a counter supplied as a fact ([OAR-CONF-32]), an `id` that is not the file
  *      name stem ([OAR-CONF-17]);
- *   3. decide whether the fixture's capability document can be adopted, from `ADOPTABLE` alone. A
- *      fixture that cannot be adopted is `skipped`, naming what could not be adopted
- *      ([OAR-CONF-20], [OAR-CONF-24]) — except a baseline fixture, which is always run
+ *   3. decide whether the fixture's capability document can be adopted: one from a later minor
+ *      revision (`laterRevisionGaps`) cannot, unless its rejection is asserted; otherwise from
+ *      `ADOPTABLE` alone. A fixture that cannot be adopted is `skipped`, naming what could not be
+ *      adopted ([OAR-CONF-20], [OAR-CONF-24]) — except a baseline fixture, which is always run
  *      ([OAR-CONF-35]);
  *   4. load the rules through the real loader against the fixture's capability document and
  *      configuration ([OAR-CONF-20], [OAR-CONF-38]). `expected.error` asserts that loading fails
