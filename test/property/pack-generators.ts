@@ -86,15 +86,8 @@ export const CAPABILITY_TEXT = yamlStringify(CAPABILITY_DOC);
 /** Every declared fact an occurrence may supply, with its type (core counters excluded: a host
  *  never supplies them, [OAR-CONF-32]). */
 export const OCCURRENCE_FACTS: readonly { name: string; type: FactType }[] = [
-  { name: 'gen.flag', type: 'bool' },
-  { name: 'gen.n', type: 'int' },
-  { name: 'gen.x', type: 'double' },
-  { name: 'gen.s', type: 'string' },
-  { name: 'gen.t', type: 'string' },
-  { name: 'gen.ls', type: 'list<string>' },
-  { name: 'gen.spans', type: 'list<map>' },
-  { name: 'gen.m', type: 'map' },
-  { name: 'gen.ms', type: 'map<string,string>' },
+  // The host facts declared above, without the observation functions (a type `(…) -> …`).
+  ...HOST_FACTS.filter((f) => !f.type.startsWith('(')).map((f) => ({ name: f.name, type: f.type as FactType })),
   { name: 'tool', type: 'string' },
   { name: 'tool_args', type: 'map' },
   { name: 'tool_args_fingerprint', type: 'string' },
