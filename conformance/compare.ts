@@ -16,8 +16,9 @@
  * - `skipped_transforms` compares length, order, and every entry's `rule`, `start`, `end` and
  *   `reason` ([OAR-CONF-39], [OAR-OPS-23]).
  * - `applied` compares the `<qualified id>:<outcome>` strings in order ([OAR-OPS-9]).
- * - `content` compares code point by code point ([OAR-CONF-34]); a decision with no content (a
- *   block, [OAR-OPS-17]) has content `null`.
+ * - `content` compares code point by code point ([OAR-CONF-34]) with the content after the applied
+ *   transforms — at a block none is applied ([OAR-OPS-17]), so it is the input unchanged. `null` is
+ *   not content and never matches.
  * - `counters` ([OAR-CONF-21], [OAR-CONF-33]): keys are `<qid>` or `<qid>#<scope>`; only the keys
  *   asserted are compared, and a missing actual entry reads as all zeroes, so an asserted zero
  *   matches an absent entry. A value that is an object compares its members (`fire_count`,
@@ -182,11 +183,9 @@ function compareScalar(key: string, expected: unknown, actual: unknown): Mismatc
 
 /** Content, code point by code point ([OAR-CONF-34]); the note names the first differing position. */
 function compareContent(key: string, expected: unknown, actual: string | undefined): Mismatch | undefined {
-  // [OAR-OPS-17] a decision that delivers no content (a block) has content null.
-  if (expected === null) {
-    return actual === undefined ? undefined : { key, entry: { expected, actual }, note: `${key}: expected no content (null), actual ${show(actual)}` };
-  }
-  if (typeof expected !== 'string') return { key, entry: { expected, actual: actual ?? null }, note: `${key}: expected ${show(expected)} is neither a string nor null` };
+  // [OAR-CONF-34] content is a string, compared by code point; `null` is not content. At a block
+  // no transform is applied ([OAR-OPS-17]), so the expected content is the input unchanged.
+  if (typeof expected !== 'string') return { key, entry: { expected, actual: actual ?? null }, note: `${key}: expected ${show(expected)} is not a string: content is compared by code point ([OAR-CONF-34])` };
   if (actual === undefined) {
     return { key, entry: { expected, actual: null }, note: `${key}: expected ${show(expected)}, actual no content (the decision carries none)` };
   }

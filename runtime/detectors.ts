@@ -18,8 +18,25 @@ export interface DetectorInput {
   facts: FactReader;
 }
 
-/** Returns facts by name; throwing means the detector failed ([OAR-OPS-3]). */
-export type Detector = (input: DetectorInput) => Readonly<Record<string, unknown>>;
+/**
+ * Returns facts by name; throwing means the detector failed ([OAR-OPS-3]). A detector may list, as
+ * `produces`, the facts it reports beyond those of the detector-backed profiles: when it fails,
+ * those are what it did not observe ([OAR-COPY-11]).
+ */
+export type Detector = ((input: DetectorInput) => Readonly<Record<string, unknown>>) & { readonly produces?: readonly string[] };
+
+/**
+ * Profiles whose facts only registered detectors or classifiers can produce: a capability claiming
+ * one with an empty `detectors` list is invalid ([OAR-OPS-22]), and when a rule's detector fails
+ * these facts are unavailable to its `on_error` copy rather than zero ([OAR-COPY-11]).
+ */
+export const DETECTOR_BACKED_PROFILES: readonly string[] = Object.freeze([
+  'secrets',
+  'pii',
+  'prompt-injection',
+  'jailbreak',
+  'moderation',
+]);
 
 const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
 

@@ -26,10 +26,10 @@
  * all: evaluation is re-run from its place with it failing there (`failLate`), reading the same
  * facts, detector results and counter snapshot.
  */
-import { checkBundle, type Bundle, type BundleRule, type SideEffect } from './bundle.js';
+import { checkBundle, type Bundle, type BundleRule, type BundleSymbol, type SideEffect } from './bundle.js';
 import { MemoryCounterStore, counterKeyString, type CounterAction, type CounterKey, type CounterStore } from './counters.js';
 import { SnapshotStore, type AsyncCounterStore } from './async-counters.js';
-import { RESERVED_DETECTORS, type Detector } from './detectors.js';
+import { DETECTOR_BACKED_PROFILES, RESERVED_DETECTORS, type Detector } from './detectors.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
 import { OccurrenceFacts, type Occurrence } from './occurrence.js';
 import { OccurrenceCounters, counterOps, type CounterCell } from './occurrence-counters.js';
@@ -82,6 +82,11 @@ interface Rule {
   readonly overrides: ReadonlySet<string>;
   readonly scope: number;
   readonly detector?: Detector;
+  /**
+   * For a detector rule: its reference and the slots of the facts its detector produces — the
+   * detector-backed profiles' and those the registered detector lists ([OAR-COPY-11]).
+   */
+  readonly unobserved?: { readonly ref: string; readonly slots: Uint8Array };
   readonly targetSlot: number;
   /**
    * `on_fire` as the engine applies it ([OAR-FIRE-8]): each `publish_event`, and each run of
@@ -92,6 +97,19 @@ interface Rule {
   readonly suppressors: Rule[];
   /** Scratch for [OAR-EVAL-18] ordering: selected and not yet placed. */
   pending: boolean;
+}
+
+/**
+ * The slots of what a detector produces ([OAR-COPY-11]): every fact of a detector-backed profile
+ * ([OAR-OPS-22]) and every declared fact the registered detector lists in `produces`.
+ */
+function detectorProduces(symbols: readonly BundleSymbol[], detector: Detector | undefined): Uint8Array {
+  const listed = new Set(detector?.produces ?? []);
+  const slots = new Uint8Array(symbols.length);
+  symbols.forEach((s, i) => {
+    if (s.kind === 'fact' && (DETECTOR_BACKED_PROFILES.includes(s.tier) || listed.has(s.name))) slots[i] = 1;
+  });
+  return slots;
 }
 
 /** Split `on_fire` into events and runs of consecutive counter actions. */
@@ -265,6 +283,7 @@ class RuleEngine implements Engine {
         suppressors: [],
         pending: false,
         ...(detector ? { detector } : {}),
+        ...(b.detector !== undefined ? { unobserved: { ref: b.detector, slots: detectorProduces(bundle.symbols, detector) } } : {}),
       };
       this.byQid.set(b.qid, rule);
       this.scopeOf.set(b.qid, rule.scope);
@@ -801,9 +820,12 @@ class Occ {
       events,
       counters: this.engine.counters.changed(),
     };
-    // [OAR-OPS-17] a block discards the transforms: there is no content to deliver.
+    // `content` is the occurrence's content after the transforms that were applied
+    // ([OAR-CONF-34], [OAR-OPS-16]). A block discards every accumulated transform and none is
+    // applied ([OAR-OPS-17]), so at a block it is the content unchanged — which the host must not
+    // deliver: the decision says so ([OAR-PROF-10]).
     if (this.effect === 'transform') this.transform(decision);
-    else if (this.effect !== 'block' && this.occ.content !== undefined) decision.content = this.occ.content;
+    else if (this.occ.content !== undefined) decision.content = this.occ.content;
     return decision;
   }
 
@@ -933,8 +955,8 @@ class Occ {
         f.overlay = this.observed(named);
         // [OAR-COPY-11], [OAR-FACT-11]: a detector that failed, or never ran at this occurrence,
         // produced nothing — what it would have observed is unavailable, not zero, and a copy
-        // that needs it is omitted.
-        if (f.overlay === null && named.detector !== undefined) f.unavailable = named.b.detector as string;
+        // that needs it is omitted. The host's own observations still render ([OAR-COPY-7]).
+        if (f.overlay === null && named.unobserved !== undefined) f.unavailable = named.unobserved;
         copy = named.b.copy(f);
       } catch {
         copy = {};

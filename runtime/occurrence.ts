@@ -75,11 +75,13 @@ export class OccurrenceFacts implements FactReader {
   /** Facts the current rule's detector produced, or null. */
   overlay: Readonly<Record<string, unknown>> | null = null;
   /**
-   * The detector reference, while rendering the copy of a rule whose detector failed or never ran:
-   * a fact the occurrence itself does not observe is then unavailable — it raises rather than
-   * reading as its zero ([OAR-COPY-11]). Null otherwise.
+   * While rendering the copy of an `on_error` block whose rule's detector failed or never ran:
+   * the detector and the slots of what it would have produced. Those facts are unavailable — they
+   * raise rather than read as their zero ([OAR-COPY-11]) — unless the host supplied them; every
+   * other fact is a host observation and renders as usual, its zero when absent ([OAR-FACT-25],
+   * [OAR-COPY-7]). Null otherwise.
    */
-  unavailable: string | null = null;
+  unavailable: { readonly ref: string; readonly slots: Uint8Array } | null = null;
   counters: CounterContext | null = null;
   private readonly special: {
     fireCount: number; breakerCount: number; fireCountOf: number; breakerCountOf: number; anchor: number;
@@ -141,8 +143,9 @@ export class OccurrenceFacts implements FactReader {
       const facts = this.occ.facts;
       if (derived !== undefined && !(facts !== undefined && hasOwn.call(facts, name))) return derived(this);
     }
-    if (this.unavailable !== null && !this.observes(slot)) {
-      throw new Raise('provider_failure', `fact ${this.bySlotName[slot]} is unavailable: detector ${this.unavailable} produced no observations`);
+    const unavailable = this.unavailable;
+    if (unavailable !== null && unavailable.slots[slot] === 1 && !this.hostSupplies(slot)) {
+      throw new Raise('provider_failure', `fact ${this.bySlotName[slot]} is unavailable: detector ${unavailable.ref} produced no observations`);
     }
     const st = this.state[slot];
     if (st === VALUE) return this.cache[slot];
@@ -238,9 +241,9 @@ export class OccurrenceFacts implements FactReader {
   }
 
   /** Does the occurrence itself observe the fact in `slot` (supplied by the host, or derived from what it supplied)? */
-  private observes(slot: number): boolean {
+  private hostSupplies(slot: number): boolean {
     const facts = this.occ.facts;
-    return (facts !== undefined && hasOwn.call(facts, this.bySlotName[slot] as string)) || this.derivedFact.has(slot);
+    return facts !== undefined && hasOwn.call(facts, this.bySlotName[slot] as string);
   }
 
   /** The host's `tool_args`, from facts or from the tool call; undefined when neither. */

@@ -132,7 +132,7 @@ class Checker {
     if (typed.every((x) => x.ty === 'string')) return { k: 'list', ty: 'list<string>', offset: e.offset, items: typed };
     if (typed.every((x) => x.ty === 'map')) return { k: 'list', ty: 'list<map>', offset: e.offset, items: typed };
     const types = [...new Set(typed.map((x) => x.ty))].join(', ');
-    return this.err('OAR-EXPR-21', '[', e.offset, `a list literal must have all string or all map members (found ${types}); no other list type exists`);
+    return this.err('OAR-EXPR-21', '[', e.offset, `a list literal [ … ] must have all string or all map members (found ${types}); no other list type exists`);
   }
 
   private ident(name: string, offset: number): Out {
@@ -213,8 +213,13 @@ class Checker {
     const object = this.check(e.object);
     const index = this.check(e.index);
     if (object === ERR || index === ERR) return ERR;
+    // The diagnostic names what was indexed ([OAR-CONF-30]): the fact, or the bracket when the
+    // indexed value is itself an expression.
+    const subject = e.object.type === 'ident' ? e.object.name : undefined;
     if (object.ty === 'map') {
-      return this.err('OAR-EXPR-19', '[', e.offset, 'a map cannot be indexed: its members have no declared type; use `in`, size(), or a typed observation function');
+      const what = subject === undefined ? 'a map' : `'${subject}' is a map and`;
+      const rewrite = subject === 'tool_args' && e.index.type === 'string' ? `, e.g. tool_arg_string(${JSON.stringify(e.index.value)})` : '';
+      return this.err('OAR-EXPR-19', subject ?? '[', e.offset, `${what} cannot be indexed: its members have no declared type; use \`in\`, size(), or a typed observation function${rewrite}`);
     }
     if (object.ty === 'map<string,string>' && index.ty === 'string') {
       return { k: 'index', ty: 'string', offset: e.offset, of: 'map', object, index };
@@ -222,7 +227,7 @@ class Checker {
     if ((object.ty === 'list<string>' || object.ty === 'list<map>') && index.ty === 'int') {
       return { k: 'index', ty: object.ty === 'list<string>' ? 'string' : 'map', offset: e.offset, of: 'list', object, index };
     }
-    return this.err('OAR-EXPR-13', '[', e.offset, `cannot index ${object.ty} with ${index.ty}`);
+    return this.err('OAR-EXPR-13', subject ?? '[', e.offset, `cannot index ${subject === undefined ? object.ty : `'${subject}' (${object.ty})`} with ${index.ty}`);
   }
 
   private unary(e: Extract<Expr, { type: 'unary' }>): Out {
@@ -301,9 +306,9 @@ class Checker {
     const then = this.check(e.consequent);
     const otherwise = this.check(e.alternate);
     if (test === ERR || then === ERR || otherwise === ERR) return ERR;
-    if (test.ty !== 'bool') return this.err('OAR-EXPR-8', '?', e.offset, `the ternary condition must be bool, got ${test.ty}`);
+    if (test.ty !== 'bool') return this.err('OAR-EXPR-8', '?', e.offset, `the ternary condition (before '?') must be bool, got ${test.ty}`);
     if (then.ty !== otherwise.ty) {
-      return this.err('OAR-EXPR-8', ':', e.consequent.offset, `the ternary branches must have the same type, got ${then.ty} and ${otherwise.ty}`);
+      return this.err('OAR-EXPR-8', ':', e.consequent.offset, `the ternary branches (either side of ':') must have the same type, got ${then.ty} and ${otherwise.ty}`);
     }
     return { k: 'cond', ty: then.ty, offset: e.offset, test, then, else: otherwise };
   }

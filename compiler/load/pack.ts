@@ -55,7 +55,9 @@ export function loadPack(input: PackInput): PackResult {
   for (const source of input.rules) {
     if (!isObject(source.value)) {
       const clause = source.inCollection ? 'OAR-DOC-31' : 'OAR-DOC-1';
-      diagnostics.push(error(clause, `${source.inCollection ? `member ${source.index} of the rule set` : 'the document'} is not a rule document (not a JSON object)`, { source: source.locate([]), path: [] }));
+      // The diagnostic names what was found instead ([OAR-CONF-30]): `null`, `array`, `string`, ….
+      const found = source.value === null ? 'null' : Array.isArray(source.value) ? 'array' : typeof source.value;
+      diagnostics.push(error(clause, `${source.inCollection ? `member ${source.index} of the rule set` : 'the document'} is not a rule document: a JSON ${found}, not a JSON object`, { source: source.locate([]), path: [], token: found }));
       continue;
     }
     const found = validateRuleDocument(source);

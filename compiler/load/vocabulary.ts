@@ -126,17 +126,9 @@ export const STANDARD_PROFILES: ReadonlyMap<string, readonly Declaration[]> = ne
 /** The standard profile names, in the spec's order. */
 export const STANDARD_PROFILE_NAMES: readonly string[] = Object.freeze([...STANDARD_PROFILES.keys()]);
 
-/**
- * Profiles whose facts only registered detectors or classifiers can produce: a capability claiming
- * one with an empty `detectors` list is invalid ([OAR-OPS-22]).
- */
-export const DETECTOR_BACKED_PROFILES: readonly string[] = Object.freeze([
-  'secrets',
-  'pii',
-  'prompt-injection',
-  'jailbreak',
-  'moderation',
-]);
+// Profiles whose facts only registered detectors or classifiers can produce ([OAR-OPS-22]): the
+// runtime needs the list too ([OAR-COPY-11]), so it is defined there.
+export { DETECTOR_BACKED_PROFILES } from '../../runtime/detectors.js';
 
 /** Words the condition language lexes as themselves; no fact or function may take one ([OAR-EXPR-24]). */
 export const RESERVED_WORDS: readonly string[] = Object.freeze(['true', 'false', 'in']);

@@ -432,8 +432,6 @@ describe('comparison and diffs', () => {
     expect(run(f).verdict).toBe('passed');
     const c = run({ ...f, expected: { content: '\u{1F600}abd!' } });
     expect(c.reason).toBe('content: first difference at code point 3: expected U+0064 "d", actual U+0063 "c" (lengths 5 and 5 code points)');
-    const blocked = run(fixture('fx', (x) => ((x.input.content = 'abc'), (x.expected = { content: 'abc' }))));
-    expect(blocked.diff?.content).toEqual({ expected: 'abc', actual: null });
   });
 
   it('[OAR-EVAL-8] [OAR-COPY-1] a decision of none may be asserted with null code, rule and copy', () => {
@@ -451,17 +449,19 @@ describe('comparison and diffs', () => {
     expect(Object.keys(c.diff ?? {}).sort()).toEqual(['code', 'copy']);
   });
 
-  it('[OAR-OPS-17] expected content null: a block delivers none; content that was delivered fails cleanly', () => {
-    const blocked = fixture('fx', (x) => ((x.input.content = 'abc'), (x.expected = { decision: 'block', content: null })));
-    expect(run(blocked).verdict).toBe('passed');
-    const delivered = fixture('fx', (x) => {
+  it('[OAR-CONF-34] [OAR-OPS-17] at a block no transform is applied: the content is the input unchanged, and null is not content', () => {
+    const withTransform = (expected: Record<string, unknown>) => fixture('fx', (x) => {
+      x.input.capability = cap(undefined, { supports_transform: true });
       x.input.content = 'abc';
-      x.rules = [rule('W', { effect: 'warn' })];
-      x.expected = { decision: 'warn', content: null };
+      x.rules = [rule('A_T', { effect: 'transform', transform: { action: 'redact', target: 'content' } }), rule('B_BLOCK', { effect: 'block' })];
+      x.expected = expected;
     });
-    const c = run(delivered);
-    expect(c.verdict).toBe('failed');
-    expect(c.reason).toBe('content: expected no content (null), actual "abc"');
+    expect(run(withTransform({ decision: 'block', transforms: [], content: 'abc' })).verdict).toBe('passed');
+    const redacted = run(withTransform({ decision: 'block', content: '[REDACTED]' }));
+    expect(redacted.verdict).toBe('failed');
+    expect(redacted.diff?.content).toEqual({ expected: '[REDACTED]', actual: 'abc' });
+    const nullContent = run(withTransform({ decision: 'block', content: null }));
+    expect(nullContent.verdict).not.toBe('passed');
   });
 
   it('on_fire accepts action names and {rule, action} objects', () => {

@@ -68,7 +68,8 @@ describe('[OAR-OPS-3] fail_closed', () => {
     expect(trace(d)).toEqual(['e/A_TRANSFORM:fired', 'e/B_NUDGE:fired', 'e/C_RAISES:errored']);
     expect(d.transforms).toEqual([]);
     expect(d.skippedTransforms).toEqual([]);
-    expect(d.content).toBeUndefined();
+    // [OAR-CONF-34] no transform applied: the content is the input unchanged (not to be delivered).
+    expect(d.content).toBe('secret');
     expect(d.advisories).toEqual([]);
   });
 
@@ -425,6 +426,46 @@ describe('[OAR-FACT-11] [OAR-CONF-25] detectors', () => {
     // The host observing the fact itself makes it available again.
     expect(h.decide({ anchor: PRE, toolCall: { name: 'a' }, facts: { prompt_injection_score: 0.75 } }).copy).toEqual({ title: 'Injection', what: 'score 0.75', fix: 'high' });
     expect(h.decide({ anchor: PRE, toolCall: { name: 'b' } }).copy).toEqual({ what: 'the b call' });
+  });
+
+  it('[OAR-COPY-11] [OAR-COPY-7] [OAR-FACT-25] a failed detector makes only its own facts unavailable: host facts the host did not report render as their zero', () => {
+    const profiles = ['tool', 'session', 'prompt-injection'];
+    const h = harness({
+      capability: cap({ profiles, detectors: ['detector://error'] }),
+      rules: [
+        rule({
+          id: 'SCAN', namespace: 'e', kind: 'detector', anchor: PRE, effect: 'warn',
+          detector: { ref: 'detector://error' }, requires: { profiles },
+          copy: {
+            title: 'Scan failed',
+            what: "posture '{{ session_posture }}' denied {{ policy_denied }} profile '{{ permission_profile }}' fp '{{ tool_args_fingerprint }}' roles '{{ principal_roles }}'",
+            fix: '{% if policy_denied %}denied{% else %}retry{% endif %}',
+          },
+        }),
+      ],
+    });
+    // No tool call, no facts: every one of those is a host observation with nothing to report.
+    const d = h.decide({ anchor: PRE });
+    expect(head(d)).toEqual({ decision: 'block', code: 'SCAN', rule: 'e/SCAN' });
+    expect(d.copy).toEqual({ title: 'Scan failed', what: "posture '' denied false profile '' fp '' roles ''", fix: 'retry' });
+  });
+
+  it('[OAR-COPY-11] what a registered detector lists in `produces` is unavailable when it fails; the rest of the host facts still render', () => {
+    const failing = Object.assign(() => { throw new Error('scanner down'); }, { produces: ['acme.gw.s'] });
+    const h = harness({
+      capability: CAP,
+      rules: [
+        det('A_OWN', 'counting', { selector: { tool: ['a'] }, copy: { what: 'found {{ acme.gw.s }}' } }),
+        det('B_HOST', 'counting', { selector: { tool: ['b'] }, copy: { what: 'n={{ acme.gw.n }}' } }),
+      ],
+      options: () => ({ detectors: { 'detector://counting': failing } }),
+    });
+    const a = h.decide({ anchor: PRE, toolCall: { name: 'a' } });
+    expect(head(a)).toEqual({ decision: 'block', code: 'A_OWN', rule: 'e/A_OWN' });
+    expect(a.copy).toEqual({});
+    // Supplied by the host, the same fact is an observation and renders.
+    expect(h.decide({ anchor: PRE, toolCall: { name: 'a' }, facts: { 'acme.gw.s': 'x' } }).copy).toEqual({ what: 'found x' });
+    expect(h.decide({ anchor: PRE, toolCall: { name: 'b' } }).copy).toEqual({ what: 'n=0' });
   });
 
   it('[OAR-COPY-11] [OAR-OPS-5] a substitute detector rule whose detector never ran: its copy needing detector facts is omitted', () => {

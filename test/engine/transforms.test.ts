@@ -105,7 +105,8 @@ describe('[OAR-OPS-17] a block discards the transforms', () => {
     expect(head(d)).toEqual({ decision: 'block', code: 'Z_BLOCK', rule: 'x/Z_BLOCK' });
     expect(d.transforms).toEqual([]);
     expect(d.skippedTransforms).toEqual([]);
-    expect(d.content).toBeUndefined();
+    // [OAR-CONF-34] no transform is applied at a block: the content is the input unchanged.
+    expect(d.content).toBe(CONTENT);
   });
 });
 
@@ -125,7 +126,7 @@ describe('[OAR-OPS-19] span shape', () => {
       expect(head(d)).toEqual({ decision: 'block', code: 'A', rule: 'x/A' });
       expect(trace(d)).toEqual(['x/A:errored']);
       expect(d.transforms).toEqual([]);
-      expect(d.content).toBeUndefined();
+      expect(d.content).toBe(CONTENT); // [OAR-OPS-17] nothing applied
     });
   }
 

@@ -201,7 +201,7 @@ describe('[OAR-EXPR-1] every production of A.1 is accepted', () => {
     // type errors count the same way
     expectError('"😀" == 1', 'OAR-EXPR-11', '==', 0);
     expectError('b || "😀" == s + 1', 'OAR-EXPR-9', '+', 12);
-    expectError('"😀" == s && ms[0] == ""', 'OAR-EXPR-13', '[', 12);
+    expectError('"😀" == s && ms[0] == ""', 'OAR-EXPR-13', 'ms', 12);
   });
 });
 

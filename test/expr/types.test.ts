@@ -274,18 +274,19 @@ describe('[OAR-EXPR-13] indexing', () => {
     expect(typed(src)).toMatchObject({ k: 'index', ty, of });
   });
 
+  // [OAR-CONF-30] the diagnostic names the indexed fact; an indexed expression, the bracket.
   it.each([
-    ['ms[0]', 0], ['ls["0"]', 0], ['ls[0.0]', 0], ['ls[b]', 0], ['lm["a"]', 0], ['s[0]', 0], ['i[0]', 0],
-    ['b && ms[0] == ""', 5], ['ls[ls]', 0], ['d[0]', 0],
-  ])('[OAR-EXPR-13] %s is rejected at load', (src, offset) => {
-    expectReject(src, 'OAR-EXPR-13', '[', offset);
+    ['ms[0]', 'ms', 0], ['ls["0"]', 'ls', 0], ['ls[0.0]', 'ls', 0], ['ls[b]', 'ls', 0], ['lm["a"]', 'lm', 0], ['s[0]', 's', 0], ['i[0]', 'i', 0],
+    ['b && ms[0] == ""', 'ms', 5], ['ls[ls]', 'ls', 0], ['d[0]', 'd', 0], ['ls[0][0]', '[', 0],
+  ])('[OAR-EXPR-13] %s is rejected at load', (src, token, offset) => {
+    expectReject(src, 'OAR-EXPR-13', token, offset);
   });
 });
 
 describe('[OAR-EXPR-19] an unparameterised map is never indexed', () => {
-  it.each([['tool_args["path"]', 0], ['m[0]', 0], ['lm[0]["k"]', 0], ['b && m[s] == ""', 5]])('[OAR-EXPR-19] %s is rejected', (src, offset) => {
-    const e = expectReject(src, 'OAR-EXPR-19', '[', offset);
-    expect(e.message).toContain('map cannot be indexed');
+  it.each([['tool_args["path"]', 'tool_args', 0], ['m[0]', 'm', 0], ['lm[0]["k"]', '[', 0], ['b && m[s] == ""', 'm', 5]])('[OAR-EXPR-19] %s is rejected, naming the map', (src, token, offset) => {
+    const e = expectReject(src, 'OAR-EXPR-19', token, offset);
+    expect(e.message).toContain(token === '[' ? 'a map cannot be indexed' : `'${token}' is a map and cannot be indexed`);
   });
 
   it('[OAR-EXPR-19] in, size() and a typed observation function are the ways in', () => {

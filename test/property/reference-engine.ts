@@ -231,8 +231,8 @@ class Reader implements FactReader {
     private readonly rule: Rule | null,
     private readonly overlay: Readonly<Record<string, unknown>> | null,
     /**
-     * Rendering the copy of a rule whose detector failed or never ran: what the occurrence does
-     * not itself observe is unavailable, not zero ([OAR-COPY-11]).
+     * Rendering the copy of a rule whose detector failed or never ran: what the detector would
+     * have produced is unavailable, not zero ([OAR-COPY-11]).
      */
     private readonly detectorMissing = false,
   ) {}
@@ -247,7 +247,10 @@ class Reader implements FactReader {
     // 5.3: the anchor is a property of the occurrence; every rule observes the same value.
     if (name === 'anchor') return this.env.anchorValue;
     if (this.overlay !== null && hasOwn(this.overlay, name)) return check(sym.type, this.overlay[name], `detector fact ${name}`);
-    if (this.detectorMissing && !hasOwn(this.env.occ.facts ?? {}, name) && !OCCURRENCE_DERIVED.has(name)) {
+    // [OAR-COPY-11] only what the detector would have produced is unavailable: the facts of the
+    // detector-backed profiles ([OAR-OPS-22]). Everything else is a host observation with a zero
+    // value ([OAR-FACT-25], [OAR-COPY-7]); what the host supplied itself is observed.
+    if (this.detectorMissing && sym.tier.kind === 'profile' && DETECTOR_PROFILES.has(sym.tier.profile) && !hasOwn(this.env.occ.facts ?? {}, name)) {
       throw new Raise('provider_failure', `${name}: the detector observed nothing`);
     }
     return this.host(sym);
@@ -334,8 +337,8 @@ class Reader implements FactReader {
   }
 }
 
-/** The facts the occurrence itself yields when the host does not supply them (see `host`). */
-const OCCURRENCE_DERIVED: ReadonlySet<string> = new Set(['tool', 'tool_args', 'tool_args_fingerprint', 'content_length']);
+/** [OAR-OPS-22]: the profiles whose facts only a registered detector produces. */
+const DETECTOR_PROFILES: ReadonlySet<string> = new Set(['secrets', 'pii', 'prompt-injection', 'jailbreak', 'moderation']);
 
 function settle<T>(f: () => T): T | Raise {
   try {
@@ -705,8 +708,9 @@ export class ReferenceEngine {
         d.content = out.content;
         d.skippedTransforms = out.skipped;
       }
-    } else if (resolved.decision !== 'block' && occ.content !== undefined) {
-      // [OAR-OPS-17]: a block delivers nothing; anything else delivers the content unchanged.
+    } else if (occ.content !== undefined) {
+      // [OAR-CONF-34]: the content after the applied transforms; none is applied at a block
+      // ([OAR-OPS-17]) or when no transform fired, so the content is unchanged.
       d.content = occ.content;
     }
     return d;
