@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { formatDiagnostic, type Diagnostic, type SourceLocation } from '../compiler/diagnostics.js';
 import { parseSource } from '../compiler/load/source.js';
-import type { Occurrence } from '../runtime/index.js';
+import { HostInputError, occurrenceFromJson, type Occurrence } from '../runtime/index.js';
 import { InputError, ioReason } from './errors.js';
 import { toJson } from './output.js';
 
@@ -117,17 +117,6 @@ export async function* readOccurrenceStream(input: NodeJS.ReadableStream, label 
 // ---------------------------------------------------------------------------------------------
 // Conversion
 
-const MEMBERS = new Set(['anchor', 'facts', 'detector_facts', 'content', 'tool_call', 'recent_activity', 'session_id', 'expected']);
-
-/** The runtime's own spellings, which a fixture-spelled occurrence must not use. */
-const RUNTIME_SPELLING: Record<string, string> = {
-  toolCall: 'tool_call',
-  detectorFacts: 'detector_facts',
-  recentActivity: 'recent_activity',
-  session: 'session_id',
-  sessionId: 'session_id',
-};
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function where(raw: RawOccurrence, path: readonly (string | number)[]): string {
@@ -135,55 +124,30 @@ function where(raw: RawOccurrence, path: readonly (string | number)[]): string {
   return `${s.file ?? '<input>'}:${s.line ?? 1}:${s.column ?? 1}`;
 }
 
+/** A host-input mistake (`HostInputError`, its path in the JSON spelling) as a located input error. */
+export function locatedError(raw: RawOccurrence, e: HostInputError, jsonPath: readonly (string | number)[] = e.path): InputError {
+  return new InputError(`${where(raw, jsonPath)}: ${e.message.replace(/^decide: /, '')}`);
+}
+
 /**
- * The runtime `Occurrence` of a fixture-spelled occurrence; `session` is the session of an
- * occurrence that names none. `expected` (a fixture's assertion) is accepted and ignored.
+ * The runtime `Occurrence` of a JSON occurrence (`occurrenceFromJson`, the one JSON form);
+ * `session` is the session of an occurrence that names none. `expected` (a fixture's assertion
+ * beside an occurrence) is accepted and ignored.
  */
 export function toOccurrence(raw: RawOccurrence, session: string | undefined): Occurrence {
-  const v = raw.value;
-  const fail = (path: (string | number)[], message: string): never => {
-    throw new InputError(`${where(raw, path)}: ${message}`);
-  };
-  if (!isObject(v)) return fail([], 'an occurrence must be a JSON object');
-  for (const key of Object.keys(v)) {
-    if (MEMBERS.has(key)) continue;
-    const hint = RUNTIME_SPELLING[key];
-    fail([key], `unknown occurrence member ${key}${hint ? ` (write ${hint})` : ''}`);
+  let value = raw.value;
+  if (isObject(value) && Object.hasOwn(value, 'expected')) {
+    const { expected: _ignored, ...rest } = value;
+    value = rest;
   }
-  if (typeof v.anchor !== 'string' || v.anchor === '') return fail(v.anchor === undefined ? [] : ['anchor'], 'the occurrence needs an anchor: the host-local anchor identifier, a non-empty string');
-  const occ: { -readonly [K in keyof Occurrence]: Occurrence[K] } = { anchor: v.anchor };
-
-  if (v.facts !== undefined) {
-    if (!isObject(v.facts)) fail(['facts'], 'facts must be an object mapping fact names to values');
-    occ.facts = v.facts as Record<string, unknown>;
+  let occ: Occurrence;
+  try {
+    occ = occurrenceFromJson(value);
+  } catch (e) {
+    if (e instanceof HostInputError) throw locatedError(raw, e);
+    throw e;
   }
-  if (v.detector_facts !== undefined) {
-    if (!isObject(v.detector_facts)) fail(['detector_facts'], 'detector_facts must be an object mapping fact names to values');
-    occ.detectorFacts = v.detector_facts as Record<string, unknown>;
-  }
-  if (v.content !== undefined) {
-    if (typeof v.content !== 'string') fail(['content'], 'content must be a string');
-    occ.content = v.content as string;
-  }
-  if (v.tool_call !== undefined) {
-    const t = v.tool_call;
-    if (!isObject(t)) return fail(['tool_call'], 'tool_call must be an object { name, arguments }');
-    for (const key of Object.keys(t)) if (key !== 'name' && key !== 'arguments') fail(['tool_call', key], `unknown tool_call member ${key}`);
-    if (typeof t.name !== 'string' || t.name === '') fail(['tool_call', ...(t.name === undefined ? [] : ['name'])], 'tool_call.name must be a non-empty string');
-    if (t.arguments !== undefined && !isObject(t.arguments)) fail(['tool_call', 'arguments'], 'tool_call.arguments must be a JSON object');
-    occ.toolCall = t.arguments === undefined ? { name: t.name as string } : { name: t.name as string, arguments: t.arguments as Record<string, unknown> };
-  }
-  if (v.recent_activity !== undefined) {
-    const a = v.recent_activity;
-    if (!Array.isArray(a) || !a.every((s) => typeof s === 'string')) fail(['recent_activity'], 'recent_activity must be a list of tool names');
-    occ.recentActivity = a as string[];
-  }
-  if (v.session_id !== undefined) {
-    if (typeof v.session_id !== 'string') fail(['session_id'], 'session_id must be a string');
-    occ.session = v.session_id as string;
-  } else if (session !== undefined) {
-    occ.session = session;
-  }
+  if (occ.session === undefined && session !== undefined) occ.session = session;
   return occ;
 }
 

@@ -44,6 +44,7 @@ import {
   type Decision,
   type Detector,
   type Occurrence,
+  occurrenceFromJson,
 } from '../runtime/index.js';
 import { compareExpected, show, splitCounterKey, type CounterRule, type Mismatch } from './compare.js';
 import { buildReport, type AdoptableCapabilities, type CaseResult, type ConformanceReport, type DiffEntry } from './result.js';
@@ -373,20 +374,23 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
   return mismatches.length === 0 ? finish(base, notes) : failed(base, notes, mismatches);
 }
 
-/** The host occurrence a fixture describes: exactly what it states, nothing from the process. */
+/**
+ * The host occurrence a fixture describes: exactly what it states, nothing from the process, read
+ * by the same JSON mapping the CLI uses (`occurrenceFromJson`). [OAR-CONF-25] detector facts reach
+ * the environment only through detector://fixture; [OAR-CONF-40] an explicit window replaces the
+ * maintained one for this occurrence only, and the engine's own tool adapter derives `tool`,
+ * `tool_args` and the fingerprint from `tool_call`.
+ */
 function occurrence(o: OccurrenceSpec, session: string | undefined): Occurrence {
-  const occ: Occurrence = { anchor: o.anchor };
-  if (session !== undefined) occ.session = session;
-  if (o.facts !== undefined) occ.facts = o.facts;
-  // [OAR-CONF-25] detector facts reach the environment only through detector://fixture.
-  if (o.detector_facts !== undefined) occ.detectorFacts = o.detector_facts;
-  // [OAR-CONF-40] an explicit window replaces the maintained one for this occurrence only.
-  if (o.recent_activity !== undefined) occ.recentActivity = o.recent_activity;
-  if (o.content !== undefined) occ.content = o.content;
-  // [OAR-CONF-40] the engine's own tool adapter derives tool, tool_args and the fingerprint.
-  if (o.tool_call !== undefined) occ.toolCall = { name: o.tool_call.name, arguments: o.tool_call.arguments };
-  return occ;
+  // The occurrence's own members: the single-occurrence spelling keeps them beside `capability`,
+  // `config` and `session_id` in `input` ([OAR-CONF-18]).
+  const json: Obj = {};
+  for (const key of OCCURRENCE_MEMBERS) if (o[key] !== undefined) json[key] = o[key];
+  if (session !== undefined) json.session_id = session;
+  return occurrenceFromJson(json);
 }
+
+const OCCURRENCE_MEMBERS = ['anchor', 'facts', 'detector_facts', 'recent_activity', 'content', 'tool_call'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // The runner's own checks of a fixture's meaning

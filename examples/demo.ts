@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { checkConditionSource, interpret, loadCondition } from '../compiler/expr/index.js';
 import { compile, formatDiagnostic, loadPackFiles } from '../compiler/index.js';
-import { createEngine, type Bundle, type Decision, type Occurrence } from '../runtime/index.js';
+import { createEngine, occurrenceFromJson, type Bundle, type Decision } from '../runtime/index.js';
 import { ObjectFactReader } from '../runtime/facts.js';
 import { symbolTable } from '../runtime/types.js';
 import { secretScanner } from './secret-scanner.js';
@@ -92,7 +92,8 @@ async function pack(): Promise<void> {
   console.log(`compiled ${bundle.rules.length} rules to ${file}\n`);
 
   const engine = createEngine(bundle, { detectors: { 'detector://secret-scanner': secretScanner } });
-  const session = JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8')) as Occurrence[];
+  // The session in the JSON form the CLI and fixtures use, converted as every JSON reader does.
+  const session = (JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8')) as unknown[]).map((o) => occurrenceFromJson(o));
   session.forEach((occ, i) => {
     const what = occ.toolCall ? `${occ.toolCall.name} ${JSON.stringify(occ.toolCall.arguments)}` : JSON.stringify(occ.content);
     console.log(`#${i + 1} ${occ.anchor}: ${what}`);

@@ -30,6 +30,7 @@ import { checkBundle, type Bundle, type BundleRule, type BundleSymbol, type Side
 import { MemoryCounterStore, counterKeyString, type CounterAction, type CounterKey, type CounterStore } from './counters.js';
 import { SnapshotStore, type AsyncCounterStore } from './async-counters.js';
 import { DETECTOR_BACKED_PROFILES, RESERVED_DETECTORS, type Detector } from './detectors.js';
+import { HostInputError, OccurrenceCheck } from './host-input.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
 import { OccurrenceFacts, type Occurrence } from './occurrence.js';
 import { OccurrenceCounters, counterOps, type CounterCell } from './occurrence-counters.js';
@@ -243,6 +244,7 @@ class RuleEngine implements Engine {
   /** The per-occurrence state and the counters it reads and writes, reused (see `Occ`). */
   private readonly occurrence: Occ;
   readonly counters: OccurrenceCounters;
+  private readonly inputCheck: OccurrenceCheck;
   /** Names of declared facts (not functions): a function value under one is a lazy provider. */
   private readonly factNames: ReadonlySet<string>;
 
@@ -254,6 +256,7 @@ class RuleEngine implements Engine {
     if (options.asyncCounters) this.asyncCounters = options.asyncCounters;
     if (options.events) this.events = options.events;
     this.facts = new OccurrenceFacts(bundle.symbols);
+    this.inputCheck = new OccurrenceCheck(bundle);
     this.occurrence = new Occ(this, this.facts);
     this.counters = new OccurrenceCounters(this.scopeOf, this.store);
     const detectors = { ...RESERVED_DETECTORS, ...options.detectors };
@@ -311,6 +314,19 @@ class RuleEngine implements Engine {
     }
   }
 
+  /**
+   * A host's mistake in the occurrence is a thrown `HostInputError`, never a decision (see
+   * host-input.ts). A member whose reading itself throws is left to evaluation, which routes the
+   * failure to the consuming rule's `on_error` ([OAR-OPS-3]).
+   */
+  private checkInput(occ: Occurrence): void {
+    try {
+      this.inputCheck.check(occ);
+    } catch (e) {
+      if (e instanceof HostInputError) throw e;
+    }
+  }
+
   activity(session: string): readonly string[] {
     return this.sessions.get(session) ?? NO_STEPS;
   }
@@ -321,6 +337,7 @@ class RuleEngine implements Engine {
   }
 
   decide(occ: Occurrence): Decision {
+    this.checkInput(occ);
     const decision = this.run(occ, this.store, this.events);
     // [OAR-PROF-9] a tool call admitted at `tool.pre_invoke` becomes a step, after its own rules ran.
     if (decision.decision !== 'block') {
@@ -333,6 +350,7 @@ class RuleEngine implements Engine {
   async decideAsync(input: Occurrence): Promise<Decision> {
     const store = this.asyncCounters;
     if (store === undefined) throw new Error('oarc: decideAsync needs an asyncCounters store in the engine options');
+    this.checkInput(input);
     // Planning, evaluation and a re-evaluation after a failed write each start from a fresh fact
     // cache: a lazy provider is still asked at most once for the occurrence ([OAR-FACT-11]).
     const occ = this.memoizeProviders(input);

@@ -6,6 +6,8 @@ export { createEngine, flowMatches, type Engine, type EngineOptions, type EventS
 export { checkBundle, BUNDLE_FORMAT, type Bundle, type BundleRule, type BundleCapability, type BundleSymbol } from './bundle.js';
 export type { Decision, DecisionEffect, TraceEntry, Outcome, Advisory, DecisionTransform, AppliedSideEffect, EventRecord } from './decision.js';
 export type { Occurrence, ToolCall } from './occurrence.js';
+export { HostInputError } from './host-input.js';
+export { occurrenceFromJson, occurrenceToJson, decisionFromJson, decisionToJson, occurrencePathToJson, type OccurrenceJson, type DecisionJson } from './wire.js';
 export { MemoryCounterStore, counterName, type CounterStore, type CounterKey, type CounterOp, type CounterValues } from './counters.js';
 export { RESERVED_DETECTORS, type Detector, type DetectorInput } from './detectors.js';
 export { Raise, type RaiseCode } from './raise.js';

@@ -6,12 +6,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RESERVED_DETECTORS, checkBundle, createEngine, type Bundle, type Detector, type Engine, type Occurrence } from '../../runtime/index.js';
+import { HostInputError, RESERVED_DETECTORS, checkBundle, createEngine, decisionToJson, occurrencePathToJson, type Bundle, type Detector, type Engine } from '../../runtime/index.js';
 import { bool, parse, required, str, strs } from '../args.js';
 import { describeDecision } from '../describe.js';
 import { EXIT_INPUT, EXIT_OK, ExitError, InputError, UsageError, errorCode, oneLine } from '../errors.js';
 import { painter, printDiagnostics, tally, toJson, type Io } from '../output.js';
-import { readOccurrenceFile, readOccurrenceStream, summarize, toOccurrence, type RawOccurrence } from '../occurrence.js';
+import { locatedError, readOccurrenceFile, readOccurrenceStream, summarize, toOccurrence, type RawOccurrence } from '../occurrence.js';
 import { PACK_OPTIONS, loadRequestedPack } from '../pack.js';
 
 const OPTIONS = {
@@ -49,20 +49,20 @@ export async function evalCommand(argv: readonly string[], io: Io): Promise<numb
   const session = str(p, 'session');
   const json = bool(p, 'json');
   const paint = painter(io.colour.out);
-  const anchors = hostAnchors(bundle);
   let n = 0;
   const decideOne = (raw: RawOccurrence): void => {
     const occ = toOccurrence(raw, session);
-    checkAnchor(occ, raw, bundle, anchors);
     n++;
     let decision;
     try {
       decision = engine.decide(occ);
     } catch (e) {
+      // An unknown anchor or fact name: the engine's own check, pointed at in the file.
+      if (e instanceof HostInputError) throw locatedError(raw, e, occurrencePathToJson(e.path));
       const at = raw.locate([]);
       throw new InputError(`${at.file}:${at.line}:${at.column}: the occurrence could not be decided: ${oneLine(e)}`);
     }
-    if (json) io.out(`${toJson(decision)}\n`);
+    if (json) io.out(`${toJson(decisionToJson(decision))}\n`);
     else {
       const what = summarize(occ);
       io.out(`${n > 1 ? '\n' : ''}${paint('cyan', `#${n} ${occ.anchor}`)}${what ? ` ${what}` : ''}\n${describeDecision(decision, paint)}`);
@@ -167,16 +167,3 @@ function checkDetectors(bundle: Bundle, detectors: Record<string, Detector>, mod
   }
 }
 
-function hostAnchors(bundle: Bundle): Set<string> {
-  return new Set([...Object.values(bundle.capability.coreAnchors), ...bundle.capability.hostAnchors]);
-}
-
-/** [OAR-CONF-29] an occurrence names the host-local anchor; anything else is a mistake worth naming. */
-function checkAnchor(occ: Occurrence, raw: RawOccurrence, bundle: Bundle, anchors: ReadonlySet<string>): void {
-  if (anchors.has(occ.anchor)) return;
-  const at = raw.locate(['anchor']);
-  const core = bundle.capability.coreAnchors;
-  const local = Object.hasOwn(core, occ.anchor) ? core[occ.anchor] : undefined;
-  const hint = local !== undefined ? `; host ${bundle.capability.host} spells core anchor ${occ.anchor} as ${local} ([OAR-CONF-29])` : `; host ${bundle.capability.host} has ${[...anchors].join(', ') || 'no anchors'}`;
-  throw new InputError(`${at.file}:${at.line}:${at.column}: unknown anchor ${occ.anchor}${hint}`);
-}

@@ -292,7 +292,7 @@ describe('oarc eval', () => {
     expect(ds).toHaveLength(7);
     expect(ds.map((d) => d.decision)).toEqual(['none', 'block', 'block', 'none', 'nudge', 'block', 'transform']);
     expect(ds[1]).toMatchObject({ code: 'BLOCK_RM_RF', rule: 'acme.security/BLOCK_RM_RF', applied: [{ rule: 'acme.security/BLOCK_RM_RF', outcome: 'fired' }] });
-    expect(ds[5]).toMatchObject({ events: [{ rule: 'acme.loops/BLOCK_REPEAT', anchor: 'tool.pre_invoke', effect: 'block' }], onFire: [{ rule: 'acme.loops/BLOCK_REPEAT', action: 'publish_event' }] });
+    expect(ds[5]).toMatchObject({ events: [{ rule: 'acme.loops/BLOCK_REPEAT', anchor: 'tool.pre_invoke', effect: 'block' }], on_fire: [{ rule: 'acme.loops/BLOCK_REPEAT', action: 'publish_event' }] });
     expect(ds[6]).toMatchObject({ content: expect.stringContaining('[REDACTED]'), transforms: [{ rule: 'acme.dlp/REDACT_SECRETS', action: 'redact' }] });
   });
 
@@ -362,15 +362,38 @@ describe('oarc eval', () => {
 
   it('names an occurrence anchor the host does not have', () => {
     const core = file('core-anchor.json', '{"anchor": "model.output", "content": "hi"}\n');
-    expectFailure(oarc(evalGw('--occurrence', core)), 1, `${core}:1:2: unknown anchor model.output; host acme.gateway spells core anchor model.output as content.output`);
+    expectFailure(oarc(evalGw('--occurrence', core)), 1, `${core}:1:2: unknown anchor \`model.output\`: host acme.gateway spells core anchor model.output as \`content.output\` ([OAR-CONF-29])`);
     const none = file('no-anchor.json', '{"anchor": "nowhere"}\n');
-    expectFailure(oarc(evalGw('--occurrence', none)), 1, 'unknown anchor nowhere; host acme.gateway has tool.pre_invoke, tool.post_invoke, content.input, content.output');
+    expectFailure(oarc(evalGw('--occurrence', none)), 1, 'unknown anchor `nowhere`; host acme.gateway has tool.pre_invoke, tool.post_invoke, content.input, content.output');
+    const typo = file('typo-anchor.json', '{"anchor": "tool.pre_invok"}\n');
+    expectFailure(oarc(evalGw('--occurrence', typo)), 1, 'unknown anchor `tool.pre_invok` (did you mean `tool.pre_invoke`?)');
+  });
+
+  it('names a fact the pack does not declare, at its place in the file, as decide() does', () => {
+    const f = file('bad-fact.json', '{\n  "anchor": "tool.pre_invoke",\n  "facts": { "acme.tenant_teir": "gold" }\n}\n');
+    expectFailure(oarc(evalGw('--occurrence', f)), 1, `${f}:3:14: facts names \`acme.tenant_teir\`, which the bundle does not declare (did you mean \`acme.tenant_tier\`?)`);
+  });
+
+  it('prints decisions in the JSON form: skipped_transforms and on_fire, content unchanged at a block', () => {
+    const r = oarc(evalGw('--occurrence', '-', '--json'), { input: '{"anchor": "content.output", "content": "hello"}\n' });
+    expect(r.status).toBe(0);
+    const [d] = decisions(r.stdout) as Record<string, unknown>[];
+    expect(Object.keys(d ?? {})).toEqual(['decision', 'code', 'rule', 'copy', 'advisories', 'transforms', 'content', 'skipped_transforms', 'applied', 'on_fire', 'events', 'counters']);
+    expect(d?.content).toBe('hello');
+  });
+
+  it('decides every shipped example with the command that documents it', () => {
+    for (const example of ['occurrence.json', 'session.json', 'session.jsonl']) {
+      const r = oarc(evalGw('--occurrence', `${GW}/${example}`, '--json'));
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    }
   });
 
   it('rejects an occurrence not in the fixture spelling, naming the member and the line', () => {
     const r = oarc(evalGw('--occurrence', '-', '--json'), { input: '{"anchor": "tool.pre_invoke"}\n{"anchor": "tool.pre_invoke", "toolCall": {"name": "x"}}\n' });
     expectFailure(r, 1, '<stdin>:2:');
-    expect(r.stderr).toContain('unknown occurrence member toolCall (write tool_call)');
+    expect(r.stderr).toContain('unknown occurrence member `toolCall` (write `tool_call`: `toolCall` is the TypeScript spelling)');
     expect(decisions(r.stdout)).toHaveLength(1); // the first line was decided before the second failed
     expectFailure(oarc(evalGw('--occurrence', '-'), { input: '{"anchor": "tool.pre_invoke", "tool_call": {"name": ""}}\n' }), 1, 'tool_call.name must be a non-empty string');
     expectFailure(oarc(evalGw('--occurrence', '-'), { input: '{"anchor": "tool.pre_invoke", "facts": []}\n' }), 1, 'facts must be an object');

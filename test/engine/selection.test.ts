@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cap, harness, head, IDENTITY, load, rule, trace } from './harness.js';
+import { HostInputError } from '../../runtime/index.js';
 
 const TOOL_SESSION = cap({
   profiles: ['tool', 'session'],
@@ -74,7 +75,7 @@ describe('selection', () => {
     expect(pack.diagnostics.filter((d) => d.clause === 'OAR-SEL-6').map((d) => d.severity)).toEqual(['warning', 'warning']);
     const h = harness({ capability: TOOL_SESSION, rules });
     expect(trace(h.decide({ anchor: PRE }))).toEqual([]);
-    expect(trace(h.decide({ anchor: PRE, toolCall: { name: '' }, facts: { principal_roles: [''] } }))).toEqual([]);
+    expect(trace(h.decide({ anchor: PRE, facts: { tool: '', principal_roles: [''] } }))).toEqual([]);
   });
 
   it('[OAR-SEL-6] a rule with an empty clause is never selected, even when another clause cannot be read', () => {
@@ -125,10 +126,8 @@ describe('selection', () => {
     expect(trace(h.decide({ anchor: 'tool.pre_invoke' }))).toEqual(['acme/PRE:fired']);
     expect(trace(h.decide({ anchor: 'tool.post_invoke' }))).toEqual(['acme/POST:fired']);
     expect(trace(h.decide({ anchor: 'model.output' }))).toEqual([]);
-    // An anchor the host does not know selects nothing and decides nothing.
-    const d = h.decide({ anchor: 'no.such_anchor' });
-    expect(trace(d)).toEqual([]);
-    expect(head(d)).toEqual({ decision: 'none', code: null, rule: null });
+    // An anchor the host does not know is the host's mistake, never a silent `none`.
+    expect(() => h.decide({ anchor: 'no.such_anchor' })).toThrow(HostInputError);
   });
 
   it('[OAR-SEL-7] [OAR-EVAL-11] [OAR-OPS-2] a rule with enforcement off is never selected, evaluated or traced', () => {
@@ -182,8 +181,9 @@ describe('anchor resolution', () => {
     const out = h.decide({ anchor: 'content.output' });
     expect(trace(out)).toEqual(['acme/OUT:fired']);
     expect(out.copy).toEqual({ what: 'at model.output' });
-    // The core spelling of a remapped anchor is not a host-local anchor: it selects nothing.
-    expect(trace(h.decide({ anchor: 'model.output' }))).toEqual([]);
+    // The core spelling of a remapped anchor is not a host-local anchor: a host error naming the
+    // local spelling, never a silent `none`.
+    expect(() => h.decide({ anchor: 'model.output' })).toThrow('spells core anchor model.output as `content.output`');
   });
 
   it('[OAR-CONF-29] a host-local spelling equal to a different core identifier means what the map says', () => {

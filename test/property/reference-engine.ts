@@ -370,6 +370,13 @@ interface Run {
   failed?: Rule;
 }
 
+/** The reference's refusal of an occurrence at an anchor the host does not have. */
+export class UnknownAnchor extends Error {
+  constructor(readonly anchor: string) {
+    super(`unknown anchor ${anchor}`);
+  }
+}
+
 export class ReferenceEngine {
   private readonly rules: Rule[];
   private readonly byQid = new Map<string, Rule>();
@@ -394,6 +401,9 @@ export class ReferenceEngine {
   }
 
   decide(occ: Occurrence): RefDecision & { paths: Path[] } {
+    // [OAR-CONF-29]: an occurrence names a host-local anchor; any other is the host's mistake,
+    // refused rather than decided `none`.
+    if (!this.localToCore.has(occ.anchor)) throw new UnknownAnchor(occ.anchor);
     const paths: Path[] = [];
     const session = occ.session ?? '';
     const env: Env = {

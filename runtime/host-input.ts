@@ -1,0 +1,151 @@
+/**
+ * A host's programming mistakes in the occurrence it hands to `decide()`: an anchor the bundle does
+ * not know, a member the engine does not read, a fact name that is not declared, a member of the
+ * wrong shape. Each would otherwise decide `none` where the rules block — the one failure a
+ * guardrail must never have — so each is a thrown `HostInputError` naming the member, and the
+ * declared name it was probably meant to be, before anything is evaluated.
+ *
+ * The check is of the occurrence's *shape* against the bundle's vocabulary. The *values* of
+ * declared facts are observations: a wrong-typed one is a fact-provider failure the consuming rule
+ * handles by its `on_error` ([OAR-FACT-26]), never a thrown error. A member whose own reading
+ * throws (a getter, a Proxy trap) is left to evaluation, which routes it the same way.
+ */
+import type { Bundle } from './bundle.js';
+import type { Occurrence } from './occurrence.js';
+import { closest, didYouMean } from './suggest.js';
+
+/** A mistake in the occurrence a host passed to `decide()` / `decideAsync()`. */
+export class HostInputError extends Error {
+  override readonly name = 'HostInputError';
+  constructor(
+    /** Where in the occurrence, in its TypeScript form: `['facts', 'acme.x']`, `['anchor']`. */
+    readonly path: readonly (string | number)[],
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The members of the TypeScript `Occurrence`, and the JSON spelling a host may have used instead. */
+const MEMBERS: ReadonlyMap<string, string | undefined> = new Map([
+  ['anchor', undefined],
+  ['session', 'session_id'],
+  ['facts', undefined],
+  ['content', undefined],
+  ['toolCall', 'tool_call'],
+  ['recentActivity', 'recent_activity'],
+  ['detectorFacts', 'detector_facts'],
+]);
+const JSON_SPELLING: ReadonlyMap<string, string> = new Map([...MEMBERS].filter(([, j]) => j !== undefined).map(([ts, j]) => [j as string, ts]));
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/** Checks occurrences against one bundle's anchors and declared names. */
+export class OccurrenceCheck {
+  /** Host-local anchors the bundle knows ([OAR-CONF-29]). */
+  private readonly anchors: ReadonlySet<string>;
+  private readonly names: ReadonlySet<string>;
+
+  constructor(private readonly bundle: Bundle) {
+    const c = bundle.capability;
+    this.anchors = new Set([...Object.values(c.coreAnchors), ...c.hostAnchors]);
+    this.names = new Set(bundle.symbols.map((s) => s.name));
+  }
+
+  /** Throw a `HostInputError` for the first mistake in `occ`; return when there is none. */
+  check(occ: Occurrence): void {
+    if (!isPlainObject(occ)) throw new HostInputError([], `decide: the occurrence must be an object { anchor, … }, got ${kindOf(occ)}`);
+    let anchorSeen = false;
+    for (const key in occ) {
+      if (!hasOwn.call(occ, key)) continue;
+      if (key === 'anchor') {
+        anchorSeen = true;
+        continue;
+      }
+      const value = (occ as unknown as Record<string, unknown>)[key];
+      if (value === undefined && MEMBERS.has(key)) continue;
+      switch (key) {
+        case 'facts':
+        case 'detectorFacts':
+          this.checkFacts(key, value);
+          break;
+        case 'session':
+          if (typeof value !== 'string') throw new HostInputError([key], `decide: session must be a string, got ${kindOf(value)}`);
+          break;
+        case 'content':
+          if (typeof value !== 'string') throw new HostInputError([key], `decide: content must be a string (the content at the occurrence), got ${kindOf(value)}`);
+          break;
+        case 'toolCall':
+          checkToolCall(value);
+          break;
+        case 'recentActivity':
+          if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) {
+            throw new HostInputError([key], `decide: recentActivity must be a list of tool names, got ${kindOf(value)}`);
+          }
+          break;
+        default:
+          throw new HostInputError([key], `decide: unknown occurrence member \`${key}\`${this.memberHint(key)}`);
+      }
+    }
+    if (!anchorSeen) throw new HostInputError(['anchor'], 'decide: the occurrence has no anchor: name the host-local anchor identifier, e.g. { anchor: "tool.pre_invoke", … }');
+    this.checkAnchor(occ.anchor);
+  }
+
+  private memberHint(key: string): string {
+    const ts = JSON_SPELLING.get(key);
+    if (ts !== undefined) return ` (did you mean \`${ts}\`? \`${key}\` is the JSON spelling: convert JSON with occurrenceFromJson)`;
+    const near = didYouMean(key, MEMBERS.keys());
+    return near !== '' ? near : `; an occurrence has ${[...MEMBERS.keys()].join(', ')}`;
+  }
+
+  /** [OAR-CONF-29] the host-local anchor; a core spelling the host maps elsewhere is named as such. */
+  private checkAnchor(anchor: unknown): void {
+    if (typeof anchor !== 'string' || anchor === '') {
+      throw new HostInputError(['anchor'], `decide: anchor must be a non-empty string (the host-local anchor identifier), got ${typeof anchor === 'string' ? 'the empty string' : kindOf(anchor)}`);
+    }
+    if (this.anchors.has(anchor)) return;
+    const c = this.bundle.capability;
+    const local = hasOwn.call(c.coreAnchors, anchor) ? c.coreAnchors[anchor] : undefined;
+    let hint: string;
+    if (local !== undefined) hint = `: host ${c.host} spells core anchor ${anchor} as \`${local}\` ([OAR-CONF-29])`;
+    else {
+      const near = closest(anchor, this.anchors);
+      hint = near !== undefined ? ` (did you mean \`${near}\`?)` : `; host ${c.host} has ${[...this.anchors].join(', ') || 'no anchors'}`;
+    }
+    throw new HostInputError(['anchor'], `decide: unknown anchor \`${anchor}\`${hint}`);
+  }
+
+  /** Every key names a declared fact or observation function ([OAR-FACT-1], [OAR-FACT-3]). */
+  private checkFacts(member: 'facts' | 'detectorFacts', facts: unknown): void {
+    // A Map holds its entries outside its own properties, where facts are read ([OAR-FACT-26]
+    // own-property reads): every fact would silently read as its zero.
+    if (!isPlainObject(facts) || facts instanceof Map) {
+      throw new HostInputError([member], `decide: ${member} must be a plain object mapping declared fact names to values, got ${facts instanceof Map ? 'a Map (use Object.fromEntries)' : kindOf(facts)}`);
+    }
+    for (const name in facts) {
+      if (!hasOwn.call(facts, name) || this.names.has(name)) continue;
+      throw new HostInputError([member, name], `decide: ${member} names \`${name}\`, which the bundle does not declare${didYouMean(name, this.names)}`);
+    }
+  }
+}
+
+function checkToolCall(t: unknown): void {
+  if (!isPlainObject(t)) throw new HostInputError(['toolCall'], `decide: toolCall must be an object { name, arguments }, got ${kindOf(t)}`);
+  for (const key in t) {
+    if (!hasOwn.call(t, key) || key === 'name' || key === 'arguments') continue;
+    throw new HostInputError(['toolCall', key], `decide: unknown toolCall member \`${key}\`${didYouMean(key, ['name', 'arguments'])}; a tool call is { name, arguments }`);
+  }
+  if (typeof t.name !== 'string' || t.name === '') throw new HostInputError(['toolCall', 'name'], `decide: toolCall.name must be a non-empty string, got ${typeof t.name === 'string' ? 'the empty string' : kindOf(t.name)}`);
+  if (t.arguments !== undefined && !isPlainObject(t.arguments)) {
+    throw new HostInputError(['toolCall', 'arguments'], `decide: toolCall.arguments must be an object (the arguments by name), got ${kindOf(t.arguments)}`);
+  }
+}
