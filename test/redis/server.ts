@@ -24,7 +24,9 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe } from 'vitest';
 
-export const REDIS_SERVER = process.env.OARC_REDIS_SERVER ?? 'redis-server';
+const isSet = (v: string | undefined): v is string => v !== undefined && v !== '';
+
+export const REDIS_SERVER = isSet(process.env.OARC_REDIS_SERVER) ? process.env.OARC_REDIS_SERVER : 'redis-server';
 
 /**
  * What a Redis test file needs: `binary` — a redis-server to start, kill and pause itself; `server`
@@ -41,13 +43,11 @@ const isExecutable = (file: string) => {
   }
 };
 
-/** `name` as the shell would find it: a path as given, a bare name on PATH. */
+/** An executable `name` in some directory of PATH, as the shell would find it. */
 function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
-  if (name.includes('/')) return isExecutable(name);
   return (env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && isExecutable(join(dir, name)));
 }
 
-const isSet = (v: string | undefined) => v !== undefined && v !== '';
 /** `CI` as CI services set it; `CI=false` or `CI=0` is a developer opting out. */
 const inCI = (env: NodeJS.ProcessEnv) => isSet(env.CI) && env.CI !== 'false' && env.CI !== '0';
 
@@ -99,7 +99,7 @@ export interface RedisServer {
 /** `OARC_REDIS_URL` when set and non-empty. */
 export function sharedRedisUrl(): string | undefined {
   const u = process.env.OARC_REDIS_URL;
-  return u !== undefined && u !== '' ? u : undefined;
+  return isSet(u) ? u : undefined;
 }
 
 async function freePort(): Promise<number> {
