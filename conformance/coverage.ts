@@ -5,23 +5,17 @@
  *
  *   node dist/conformance/coverage.js [spec.md] [--fixtures <dir>] [--exempt <file>]
  *
- * Defaults: the spec at `../shared/spec/open-agent-rules-1.0.md` relative to the repository,
- * `conformance/fixtures`, `conformance/exempt.json`. Exit status 1 when any problem is found, 2 for
- * a usage error, 0 otherwise.
+ * The clauses are the committed `conformance/clauses.json` (clauses.ts extracts it from the
+ * specification), or those of `spec.md` when one is given — to check the corpus against another
+ * text before regenerating. Defaults: `conformance/fixtures`, `conformance/exempt.json`. Exit
+ * status 1 when any problem is found, 2 for a usage error, 0 otherwise.
  *
- * How a clause is read from the text (the rule, stated once):
- * - A clause is *defined* by a list item that opens with its bold identifier — a line of the form
- *   `- **[OAR-AREA-n]** text…`; its text runs to the next blank line, list item, heading or rule.
- *   Every other `[OAR-…]` in the spec is a reference, not a definition.
- * - A clause is *retired* when its text opens with `(Retired)` (the spec writes `*(Retired)*`).
- *   Retired clauses bind nothing; they need no coverage, and a fixture or exemption citing one is
- *   a problem — it claims to test what no longer exists.
- * - A clause is *normative* when its text, with inline code spans removed, contains the capitalised
- *   keyword `MUST` (which `MUST NOT` includes) — BCP 14 keywords count only in capitals (the spec's
- *   "Conformance language"). A clause carrying only SHOULD or MAY, or none, needs no coverage.
- *   Section 10.3 narrows coverage to clauses "describing engine behavior or document syntax"; that
- *   is a judgement no text rule makes reliably, so every MUST clause is held to it, and one that a
- *   fixture cannot reach is listed in exempt.json with the test that verifies it and why.
+ * Which clauses are defined, retired and normative is read by `extractClauses` (clauses.ts).
+ * Retired clauses bind nothing; they need no coverage, and a fixture or exemption citing one is a
+ * problem — it claims to test what no longer exists. Section 10.3 narrows coverage to clauses
+ * "describing engine behavior or document syntax"; that is a judgement no text rule makes
+ * reliably, so every MUST clause is held to it, and one that a fixture cannot reach is listed in
+ * exempt.json with the test that verifies it and why.
  *
  * Problems reported: a normative clause neither covered nor exempt; a fixture whose `id` is not its
  * file name stem, that cannot be read, or whose `covers` names an unknown or retired clause; an
@@ -35,43 +29,15 @@
  * ([OAR-CONF-36]). Each violation is a problem like any other.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { basename, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultSpecDataFile, extractClauses, readSpecData, type Clause } from './clauses.js';
 import { lintCorpus, type CorpusLintResult } from './corpus-lint.js';
-
-export interface Clause {
-  id: string;
-  /** 1-based line of the definition in the spec. */
-  line: number;
-  text: string;
-  retired: boolean;
-  normative: boolean;
-}
-
-const DEFINITION = /^\s*[-*+]\s+\*\*\[(OAR-[A-Z]+-[0-9]+)\]\*\*\s?(.*)$/;
-const BREAK = /^\s*($|[-*+]\s|#|---|\|)/;
-const RETIRED = /^\*?\(retired\)/i;
-const MUST = /\bMUST\b/;
+import { repoRoot } from './root.js';
 
 /** `OAR-CONF-2` inside a text, but not as the start of `OAR-CONF-22`. */
 export function mentions(text: string, id: string): boolean {
   return new RegExp(`(?<![A-Za-z0-9-])${id.replace(/[-]/g, '\\-')}(?![0-9])`).test(text);
-}
-
-/** Every clause the spec defines, in order of definition. */
-export function extractClauses(spec: string): Clause[] {
-  const lines = spec.split(/\r\n|\n|\r/);
-  const out: Clause[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const m = DEFINITION.exec(lines[i]!);
-    if (!m) continue;
-    const parts = [m[2]!];
-    for (let j = i + 1; j < lines.length && !BREAK.test(lines[j]!); j++) parts.push(lines[j]!.trim());
-    const text = parts.join(' ').trim();
-    const retired = RETIRED.test(text);
-    out.push({ id: m[1]!, line: i + 1, text, retired, normative: !retired && MUST.test(text.replace(/`[^`]*`/g, '')) });
-  }
-  return out;
 }
 
 export interface ExemptEntry {
@@ -80,7 +46,8 @@ export interface ExemptEntry {
 }
 
 export interface CoverageInput {
-  specText: string;
+  /** The specification's clauses (`extractClauses`), in order of definition. */
+  clauses: readonly Clause[];
   /** Fixture files: path (for messages and the stem check) and text. */
   fixtures: readonly { file: string; text: string }[];
   /** The exemption list's text, or undefined when there is none. */
@@ -90,7 +57,7 @@ export interface CoverageInput {
 }
 
 export interface CoverageResult {
-  clauses: Clause[];
+  clauses: readonly Clause[];
   /** Normative, unretired clauses: what must be covered or exempt. */
   required: string[];
   /** Clause id → fixture ids citing it. */
@@ -108,7 +75,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** The check itself, over texts: no file system, so tests can drive it directly. */
 export function checkCoverage(input: CoverageInput): CoverageResult {
-  const clauses = extractClauses(input.specText);
+  const { clauses } = input;
   const problems: string[] = [];
   const byId = new Map<string, Clause>();
   for (const c of clauses) {
@@ -198,11 +165,7 @@ export function renderCoverage(r: CoverageResult): string {
   const exemptOnly = r.required.filter((id) => !r.coveredBy.has(id) && r.exempt.has(id)).length;
   if (r.uncovered.length > 0) {
     lines.push(`normative clauses neither cited by a fixture's covers nor listed in conformance/exempt.json (${r.uncovered.length}):`);
-    for (const id of r.uncovered) {
-      const c = byId.get(id)!;
-      const text = c.text.length > 100 ? `${c.text.slice(0, 97)}...` : c.text;
-      lines.push(`  ${id} (spec line ${c.line}): ${text}`);
-    }
+    for (const id of r.uncovered) lines.push(`  ${id} (spec line ${byId.get(id)!.line})`);
   }
   if (r.problems.length > 0) {
     lines.push(`problems (${r.problems.length}):`);
@@ -226,17 +189,6 @@ export function renderCoverage(r: CoverageResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The repository: the nearest directory above this module holding package.json. */
-export function repoRoot(from = dirname(fileURLToPath(import.meta.url))): string {
-  let dir = from;
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) return from;
-    dir = up;
-  }
-}
-
 function fixtureFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
@@ -251,7 +203,10 @@ function fixtureFiles(dir: string): string[] {
 }
 
 export interface CoveragePaths {
-  spec: string;
+  /** The committed clause data (`conformance/clauses.json`). */
+  clauses: string;
+  /** A specification text to read the clauses from instead, when given. */
+  spec?: string;
   fixtures: string;
   exempt: string;
   /** Exemption `test` paths are relative to this directory. */
@@ -260,7 +215,7 @@ export interface CoveragePaths {
 
 export function defaultPaths(root = repoRoot()): CoveragePaths {
   return {
-    spec: resolve(root, '../shared/spec/open-agent-rules-1.0.md'),
+    clauses: defaultSpecDataFile(root),
     fixtures: join(root, 'conformance', 'fixtures'),
     exempt: join(root, 'conformance', 'exempt.json'),
     root,
@@ -272,7 +227,7 @@ export function checkCoverageFiles(paths: CoveragePaths): CoverageResult {
   const rel = (f: string) => relative(paths.root, f) || f;
   const fixtures = fixtureFiles(paths.fixtures).map((f) => ({ file: rel(f), text: readFileSync(f, 'utf8') }));
   const result = checkCoverage({
-    specText: readFileSync(paths.spec, 'utf8'),
+    clauses: paths.spec !== undefined ? extractClauses(readFileSync(paths.spec, 'utf8')) : readSpecData(paths.clauses).clauses,
     fixtures,
     ...(existsSync(paths.exempt) ? { exemptText: readFileSync(paths.exempt, 'utf8') } : {}),
     readTest: (p) => {
@@ -284,8 +239,8 @@ export function checkCoverageFiles(paths: CoveragePaths): CoverageResult {
       }
     },
   });
-  // The host-tier clause list is held to the real specification by its unit test, not here: this
-  // check also runs against other specification texts (its own tests use toy ones).
+  // The host-tier clause list is held to the specification's clauses by its unit test, not here:
+  // this check also runs against other specification texts (its own tests use toy ones).
   const lint = lintCorpus(fixtures);
   return { ...result, problems: [...result.problems, ...lint.problems], lint };
 }
@@ -295,7 +250,6 @@ const USAGE = 'usage: node dist/conformance/coverage.js [spec.md] [--fixtures <d
 export function main(argv: readonly string[], out: (s: string) => void = (s) => void process.stdout.write(s)): number {
   const paths = defaultPaths();
   const args = [...argv];
-  let specGiven = false;
   while (args.length > 0) {
     const a = args.shift()!;
     if (a === '--fixtures' || a === '--exempt') {
@@ -308,9 +262,8 @@ export function main(argv: readonly string[], out: (s: string) => void = (s) => 
     } else if (a === '--help' || a === '-h') {
       out(`${USAGE}\n`);
       return 0;
-    } else if (!a.startsWith('-') && !specGiven) {
+    } else if (!a.startsWith('-') && paths.spec === undefined) {
       paths.spec = resolve(a);
-      specGiven = true;
     } else {
       out(`${USAGE}\n`);
       return 2;

@@ -5,93 +5,49 @@
  *
  * - [OAR-VER-1] a minor revision only adds: so at its own minor an engine accepts every value the
  *   1.0 text lists for each closed enumeration (nothing narrowed) and nothing beyond it (a later
- *   minor's addition is refused, never ignored) — each list parsed from the specification's text.
+ *   minor's addition is refused, never ignored) — each list read from the specification's text.
  * - [OAR-VER-2] a breaking change bumps the major: an engine refuses every major but its own, for
  *   rule documents, configuration documents and capability documents alike, never coercing one.
  * - [OAR-VER-3] a published version is immutable: oarc pins the one version it implements, and
- *   that is the version the specification file it is tested against declares.
+ *   that is the version the specification it is tested against declares.
  * - [OAR-VER-4] (with [OAR-DOC-5]) an engine accepts every minor up to its own and refuses a
  *   greater one, so an author targeting a mixed fleet must write to its lowest minor.
  * - [OAR-VER-5] a profile's facts never change within a major: oarc's profile tables, core facts and
  *   core anchors are exactly the 1.0 tables parsed from the specification text, and a capability
  *   claiming a profile gets exactly that table's declarations — no more, no fewer.
+ *
+ * What is read from the specification is `conformance/clauses.json` (conformance/clauses.ts
+ * extracts it; test/conformance/clauses.test.ts holds it to the text when OARC_SPEC names it).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defaultPaths, extractClauses } from '../conformance/coverage.js';
+import { defaultSpecDataFile, readSpecData } from '../conformance/clauses.js';
 import { capabilitySymbols, CAPABILITY_VERSION, loadCapability } from '../compiler/load/capability.js';
 import { IMPLEMENTED_VERSION } from '../compiler/load/schema.js';
 import { CORE_ANCHORS, CORE_FACTS, DETECTOR_BACKED_PROFILES, STANDARD_PROFILES, STANDARD_PROFILE_NAMES, declaredType } from '../compiler/load/vocabulary.js';
 import type { Diagnostic } from '../compiler/diagnostics.js';
 import { cap, load, loadErrors, rule } from './engine/harness.js';
 
-const SPEC_PATH = defaultPaths().spec;
-const SPEC = existsSync(SPEC_PATH) ? readFileSync(SPEC_PATH, 'utf8') : '';
-const CLAUSES = new Map(extractClauses(SPEC).map((c) => [c.id, c.text]));
+const SPEC = readSpecData(defaultSpecDataFile());
+const CLAUSES = new Map(SPEC.clauses.map((c) => [c.id, c]));
 
 const IMPL = `${IMPLEMENTED_VERSION.major}.${IMPLEMENTED_VERSION.minor}`;
 
 const named = (ds: readonly Diagnostic[], token: string) => ds.some((d) => d.message.includes(token) || d.token === token);
 const clauses = (ds: readonly Diagnostic[]) => [...new Set(ds.map((d) => d.clause))];
 
-// ---------------------------------------------------------------------------------------------
-// The specification's own tables
-
-/** The lines of a section: from its heading to the next heading of the same or a higher level. */
-function section(heading: string): string[] {
-  const lines = SPEC.split(/\r?\n/);
-  const start = lines.findIndex((l) => l.startsWith(heading));
-  if (start < 0) throw new Error(`no section ${heading}`);
-  const level = /^#+/.exec(heading)![0].length;
-  const end = lines.findIndex((l, i) => i > start && /^#+ /.test(l) && /^#+/.exec(l)![0].length <= level);
-  return lines.slice(start + 1, end < 0 ? undefined : end);
+/** The one closed list a clause defines. */
+function listed(clause: string): string[] {
+  const c = CLAUSES.get(clause);
+  if (c === undefined) throw new Error(`${clause} is not defined`);
+  expect(c.enumerations, `${clause} defines one closed list`).toHaveLength(1);
+  return c.enumerations[0]!;
 }
 
-/** `| \`name\` | \`type\` |` rows of a fact table, in order. */
-function factRows(lines: readonly string[]): [string, string][] {
-  const out: [string, string][] = [];
-  for (const l of lines) for (const m of l.matchAll(/\| `([^`]+)` \| `([^`]+)` \|/g)) out.push([m[1]!, m[2]!]);
-  return out;
-}
-
-/** 5.4: every standard profile, in order, with its rows. */
-function specProfiles(): [string, [string, string][]][] {
-  const out: [string, [string, string][]][] = [];
-  let current: [string, string][] | undefined;
-  for (const l of section('### 5.4 Standard profiles')) {
-    const p = /^\*\*Profile `([^`]+)`\*\*/.exec(l);
-    if (p) {
-      current = [];
-      out.push([p[1]!, current]);
-      continue;
-    }
-    if (current) current.push(...factRows([l]));
-  }
-  return out;
-}
-
-/**
- * The backticked members a clause lists right after `marker` ("one of", "closed vocabulary:"),
- * separated by commas or "or": `a`, `b`, or `c`. The list ends at anything else — ", and `target`"
- * in [OAR-OPS-13] begins the next member of the sentence, not the next action.
- */
-function listed(clause: string, marker: string): string[] {
-  const text = CLAUSES.get(clause);
-  if (text === undefined) throw new Error(`${clause} is not defined`);
-  const at = text.indexOf(marker);
-  if (at < 0) throw new Error(`${clause} has no "${marker}"`);
-  const list = /^\s*`[^`]+`(?:(?:,\s*(?:or\s+)?|\s+or\s+)`[^`]+`)*/.exec(text.slice(at + marker.length));
-  if (!list) throw new Error(`${clause} lists nothing after "${marker}"`);
-  return [...list[0].matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
-}
-
-describe('the specification file', () => {
-  it('is present and is the version oarc implements ([OAR-VER-3])', () => {
-    expect(SPEC, `spec not found at ${SPEC_PATH}`).not.toBe('');
-    // [OAR-VER-3] oarc pins one version: the one this text declares, and its change log's latest.
-    expect(/\*\*Version (\d+\.\d+)\*\*/.exec(SPEC)?.[1]).toBe(IMPL);
-    const log = section('## Appendix B').filter((l) => /^\| \d+\.\d+ \|/.test(l)).map((l) => /^\| (\d+\.\d+) \|/.exec(l)![1]);
-    expect(log.at(-1)).toBe(IMPL);
+describe('the specification', () => {
+  it('is the version oarc implements ([OAR-VER-3])', () => {
+    // [OAR-VER-3] oarc pins one version: the one the text declares, and its change log's latest.
+    expect(SPEC.version).toBe(IMPL);
+    expect(SPEC.changeLog.at(-1)).toBe(IMPL);
     expect(`${CAPABILITY_VERSION.major}.${CAPABILITY_VERSION.minor}`).toBe(IMPL);
   });
 });
@@ -156,7 +112,6 @@ describe('[OAR-VER-2] [OAR-VER-4] the version gates ([OAR-DOC-4], [OAR-DOC-5], [
 
 interface Enumeration {
   clause: string;
-  marker: string;
   /** A rule using `value`, and the capability it needs. */
   use: (value: string) => { rule: string; capability?: string };
   /** A value no 1.0 list has: what a later minor might add. */
@@ -167,31 +122,27 @@ const PRE = 'tool.pre_invoke';
 const ENUMERATIONS: Record<string, Enumeration> = {
   kind: {
     clause: 'OAR-DOC-10',
-    marker: 'one of',
     use: (kind) => ({ rule: rule({ id: 'R', kind, anchor: PRE, effect: 'warn', ...(kind === 'detector' ? { detector: { ref: 'detector://noop' } } : {}) }) }),
     later: 'audit',
   },
   effect: {
     clause: 'OAR-DOC-11',
-    marker: 'one of',
     use: (effect) =>
       effect === 'transform'
         ? { rule: rule({ id: 'R', anchor: 'model.output', effect, transform: { action: 'redact', target: 'content' } }), capability: cap({ transform: true }) }
         : { rule: rule({ id: 'R', anchor: PRE, effect }) },
     later: 'deny',
   },
-  enforcement: { clause: 'OAR-DOC-16', marker: 'one of', use: (enforcement) => ({ rule: rule({ id: 'R', anchor: PRE, effect: 'warn', enforcement }) }), later: 'shadow' },
-  status: { clause: 'OAR-DOC-29', marker: 'one of', use: (status) => ({ rule: rule({ id: 'R', anchor: PRE, effect: 'warn', status }) }), later: 'draft' },
+  enforcement: { clause: 'OAR-DOC-16', use: (enforcement) => ({ rule: rule({ id: 'R', anchor: PRE, effect: 'warn', enforcement }) }), later: 'shadow' },
+  status: { clause: 'OAR-DOC-29', use: (status) => ({ rule: rule({ id: 'R', anchor: PRE, effect: 'warn', status }) }), later: 'draft' },
   'related.type': {
     clause: 'OAR-DOC-30',
-    marker: 'one of',
     use: (type) => ({ rule: rule({ id: 'R', anchor: PRE, effect: 'warn', related: [{ id: 'OLD_RULE', type }] }) }),
     later: 'supersedes',
   },
-  on_fire: { clause: 'OAR-FIRE-1', marker: 'closed vocabulary:', use: (a) => ({ rule: rule({ id: 'R', anchor: PRE, effect: 'warn', on_fire: [a] }) }), later: 'reset_all' },
+  on_fire: { clause: 'OAR-FIRE-1', use: (a) => ({ rule: rule({ id: 'R', anchor: PRE, effect: 'warn', on_fire: [a] }) }), later: 'reset_all' },
   'transform.action': {
     clause: 'OAR-OPS-13',
-    marker: 'one of',
     use: (action) => ({
       rule: rule({ id: 'R', anchor: 'model.output', effect: 'transform', transform: { action, target: 'content', replacement: '*' } }),
       capability: cap({ transform: true }),
@@ -202,14 +153,14 @@ const ENUMERATIONS: Record<string, Enumeration> = {
 
 describe('[OAR-VER-1] the 1.0 enumerations, neither narrowed nor widened', () => {
   it('[OAR-VER-1] the lists parsed from the text are the ones expected (the parser reads what it should)', () => {
-    expect(listed('OAR-DOC-10', 'one of')).toEqual(['schema', 'policy', 'invariant', 'detector']);
-    expect(listed('OAR-FIRE-1', 'closed vocabulary:')).toEqual(['increment_counter', 'reset_counter', 'publish_event', 'increment_breaker', 'reset_breaker']);
-    expect(listed('OAR-OPS-13', 'one of')).toEqual(['redact', 'replace', 'annotate']);
+    expect(listed('OAR-DOC-10')).toEqual(['schema', 'policy', 'invariant', 'detector']);
+    expect(listed('OAR-FIRE-1')).toEqual(['increment_counter', 'reset_counter', 'publish_event', 'increment_breaker', 'reset_breaker']);
+    expect(listed('OAR-OPS-13')).toEqual(['redact', 'replace', 'annotate']);
   });
 
   for (const [field, e] of Object.entries(ENUMERATIONS)) {
     it(`[OAR-VER-1] ${field}: every member ${e.clause} lists loads, and a member it does not list is refused`, () => {
-      const members = listed(e.clause, e.marker);
+      const members = listed(e.clause);
       expect(members.length).toBeGreaterThan(1);
       for (const v of members) {
         const u = e.use(v);
@@ -228,24 +179,21 @@ describe('[OAR-VER-1] the 1.0 enumerations, neither narrowed nor widened', () =>
 
 describe('[OAR-VER-5] the vocabulary is the 1.0 tables of the specification text', () => {
   it('[OAR-VER-5] every standard profile, in order, with exactly its facts and functions, names and types', () => {
-    const spec = specProfiles();
-    expect(spec.map(([p]) => p)).toEqual([...STANDARD_PROFILE_NAMES]);
-    for (const [p, rows] of spec) {
+    expect(SPEC.profiles.map((p) => p.name)).toEqual([...STANDARD_PROFILE_NAMES]);
+    for (const { name: p, facts: rows } of SPEC.profiles) {
       expect(rows.length, p).toBeGreaterThan(0);
       expect((STANDARD_PROFILES.get(p) ?? []).map((d) => [d.name, declaredType(d)]), p).toEqual(rows);
     }
   });
 
   it('[OAR-VER-5] the core facts (5.3) and core anchors (8.1)', () => {
-    expect(CORE_FACTS.map((d) => [d.name, declaredType(d)])).toEqual(factRows(section('### 5.3 Core facts')));
-    const anchors = section('### 8.1 Core anchors').flatMap((l) => [...l.matchAll(/\| `([a-z_]+\.[a-z_]+)` \|/g)].map((m) => m[1]!));
-    expect([...CORE_ANCHORS]).toEqual(anchors);
-    expect(anchors).toHaveLength(8);
+    expect(CORE_FACTS.map((d) => [d.name, declaredType(d)])).toEqual(SPEC.coreFacts);
+    expect([...CORE_ANCHORS]).toEqual(SPEC.coreAnchors);
+    expect(SPEC.coreAnchors).toHaveLength(8);
   });
 
   it('[OAR-VER-5] a capability claiming a profile declares exactly that table: the core tier plus its rows, nothing more', () => {
-    const core = factRows(section('### 5.3 Core facts'));
-    for (const [p, rows] of specProfiles()) {
+    for (const { name: p, facts: rows } of SPEC.profiles) {
       const doc = {
         ...(JSON.parse(CAP) as Record<string, unknown>),
         profiles: [p],
@@ -254,7 +202,7 @@ describe('[OAR-VER-5] the vocabulary is the 1.0 tables of the specification text
       const r = loadCapability(doc);
       expect(r.capability, `${p}: ${r.diagnostics.map((d) => d.message).join(' | ')}`).toBeDefined();
       const declared = capabilitySymbols(r.capability!).symbols.map((s) => [s.name, s.kind === 'fact' ? s.type : `(${s.param}) -> ${s.result}`]);
-      expect(declared, p).toEqual([...core, ...rows]);
+      expect(declared, p).toEqual([...SPEC.coreFacts, ...rows]);
     }
   });
 

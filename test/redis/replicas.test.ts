@@ -11,143 +11,145 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Decision } from '../../runtime/index.js';
 import { RedisCounterStore } from '../../runtime/redis.js';
 import { addInto, CAPABILITY, call, deleteTestKeys, dumpCounters, engineFor, ensureBuilt, normal, ROOT, RULES, uniquePrefix } from './pack.js';
-import { sharedRedisUrl, startRedis, type RedisServer } from './server.js';
+import { describeRedis, sharedRedisUrl, startRedis, type RedisServer } from './server.js';
 
-interface Done {
-  type: 'done';
-  applied: [string, number][];
-  errored: number;
-  count: number;
-  roundTrips: number;
-  ms: number;
-  decisions?: Decision[];
-}
-
-interface Occ {
-  session: string;
-  tool: string;
-  args?: Record<string, unknown>;
-}
-
-class Replica {
-  private readonly child: ChildProcess;
-  private readonly inbox: ((m: { type: string }) => void)[] = [];
-  private readonly exited: Promise<number | null>;
-  id = '';
-
-  constructor() {
-    this.child = fork(join(ROOT, 'test', 'redis', 'replica.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.child.on('message', (m: { type: string; message?: string }) => {
-      const next = this.inbox.shift();
-      if (next) next(m);
-    });
-    this.exited = new Promise((r) => this.child.once('exit', (code) => r(code)));
+describeRedis('server', 'replica processes sharing a real redis-server', () => {
+  interface Done {
+    type: 'done';
+    applied: [string, number][];
+    errored: number;
+    count: number;
+    roundTrips: number;
+    ms: number;
+    decisions?: Decision[];
   }
 
-  private request<T>(msg: object): Promise<T> {
-    return new Promise((resolve, reject) => {
-      this.inbox.push((m) => (m.type === 'error' ? reject(new Error(`replica: ${(m as { message?: string }).message}`)) : resolve(m as T)));
-      this.child.send(msg);
-    });
+  interface Occ {
+    session: string;
+    tool: string;
+    args?: Record<string, unknown>;
   }
 
-  async init(url: string, prefix: string): Promise<void> {
-    const r = await this.request<{ id: string }>({ type: 'init', url, prefix, capability: CAPABILITY, rules: RULES });
-    this.id = r.id;
-  }
+  class Replica {
+    private readonly child: ChildProcess;
+    private readonly inbox: ((m: { type: string }) => void)[] = [];
+    private readonly exited: Promise<number | null>;
+    id = '';
 
-  run(occurrences: Occ[], concurrency: number, decisions = false): Promise<Done> {
-    return this.request<Done>({ type: 'run', occurrences, concurrency, decisions });
-  }
-
-  async exit(): Promise<void> {
-    if (this.child.connected) this.child.send({ type: 'exit' });
-    const t = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
-    await this.exited;
-    clearTimeout(t);
-  }
-}
-
-let own: RedisServer | undefined;
-let url = '';
-const replicas: Replica[] = [];
-
-beforeAll(async () => {
-  ensureBuilt();
-  const shared = sharedRedisUrl();
-  if (shared === undefined) own = await startRedis();
-  url = shared ?? (own as RedisServer).url;
-});
-
-afterAll(async () => {
-  await Promise.all(replicas.map((r) => r.exit()));
-  if (url !== '') await deleteTestKeys(url);
-  await own?.stop();
-});
-
-async function twoReplicas(prefix: string): Promise<[Replica, Replica]> {
-  const pair: [Replica, Replica] = [new Replica(), new Replica()];
-  replicas.push(...pair);
-  await Promise.all(pair.map((r) => r.init(url, prefix)));
-  expect(pair[0].id).not.toBe(pair[1].id);
-  return pair;
-}
-
-describe('two replicas in two processes, one Redis', () => {
-  it('decide 10,000 occurrences concurrently; the counters equal exactly the increments reported applied', async () => {
-    const prefix = uniquePrefix('replicas');
-    const [a, b] = await twoReplicas(prefix);
-    // 4 sessions × 25 distinct calls, interleaved, so both replicas hit the same counters at once.
-    const all: Occ[] = Array.from({ length: 10_000 }, (_, i) => ({
-      session: `s${i % 4}`,
-      tool: i % 3 === 0 ? 'count2' : 'count',
-      args: { k: Math.floor(i / 4) % 25 },
-    }));
-    const [ra, rb] = await Promise.all([a.run(all.filter((_, i) => i % 2 === 0), 16), b.run(all.filter((_, i) => i % 2 === 1), 16)]);
-
-    expect(ra.count + rb.count).toBe(10_000);
-    expect(ra.errored + rb.errored).toBe(0);
-    // [OAR-FIRE-6] exactly one read and one write per occurrence.
-    expect(ra.roundTrips).toBe(2 * ra.count);
-    expect(rb.roundTrips).toBe(2 * rb.count);
-
-    const reported = addInto(addInto(new Map(), ra.applied), rb.applied);
-    const inRedis = await dumpCounters(url, prefix);
-    expect(normal(inRedis)).toEqual(normal(reported));
-    // Every occurrence counted once under TOTAL (none failed), once under its COUNT#<fingerprint>.
-    let total = 0;
-    let count = 0;
-    for (const [k, v] of inRedis) {
-      if (k.endsWith('\u0000t/TOTAL')) total += v;
-      else if (k.includes('\u0000t/COUNT#')) count += v;
+    constructor() {
+      this.child = fork(join(ROOT, 'test', 'redis', 'replica.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      this.child.on('message', (m: { type: string; message?: string }) => {
+        const next = this.inbox.shift();
+        if (next) next(m);
+      });
+      this.exited = new Promise((r) => this.child.once('exit', (code) => r(code)));
     }
-    expect(total).toBe(10_000);
-    expect(count).toBe(10_000);
-    expect([...inRedis.keys()].filter((k) => k.includes('t/COUNT#'))).toHaveLength(4 * 2 * 25);
-    console.log(`two replicas: ${ra.count} + ${rb.count} decisions in ${Math.max(ra.ms, rb.ms).toFixed(0)} ms (16 in flight per process)`);
+
+    private request<T>(msg: object): Promise<T> {
+      return new Promise((resolve, reject) => {
+        this.inbox.push((m) => (m.type === 'error' ? reject(new Error(`replica: ${(m as { message?: string }).message}`)) : resolve(m as T)));
+        this.child.send(msg);
+      });
+    }
+
+    async init(url: string, prefix: string): Promise<void> {
+      const r = await this.request<{ id: string }>({ type: 'init', url, prefix, capability: CAPABILITY, rules: RULES });
+      this.id = r.id;
+    }
+
+    run(occurrences: Occ[], concurrency: number, decisions = false): Promise<Done> {
+      return this.request<Done>({ type: 'run', occurrences, concurrency, decisions });
+    }
+
+    async exit(): Promise<void> {
+      if (this.child.connected) this.child.send({ type: 'exit' });
+      const t = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+      await this.exited;
+      clearTimeout(t);
+    }
+  }
+
+  let own: RedisServer | undefined;
+  let url = '';
+  const replicas: Replica[] = [];
+
+  beforeAll(async () => {
+    ensureBuilt();
+    const shared = sharedRedisUrl();
+    if (shared === undefined) own = await startRedis();
+    url = shared ?? (own as RedisServer).url;
   });
 
-  it('a rule reading fire_count_of sees the value written by the other replica ([OAR-FIRE-11])', async () => {
-    const prefix = uniquePrefix('xproc');
-    const [a, b] = await twoReplicas(prefix);
-    const peek = (n: number): Occ => ({ session: 'x', tool: 'peek', args: { n } });
-    // Replica A counts 7 occurrences; replica B (another process) reads TOTAL through PEEK.
-    const before = await b.run([peek(0), peek(7)], 1, true);
-    expect(before.decisions?.map((d) => d.rule)).toEqual(['t/PEEK', null]);
-    await a.run(Array.from({ length: 7 }, (_, i) => ({ session: 'x', tool: 'count', args: { i: i % 2 } })), 3);
-    const after = await b.run([peek(6), peek(7), peek(8)], 1, true);
-    expect(after.decisions?.map((d) => d.decision)).toEqual(['none', 'warn', 'none']);
-    // REPEATED in B reads COUNT#<fp of i:0>, which A took to 4 — B's own increment is not yet visible to itself ([OAR-FIRE-6]).
-    const rep = await b.run([{ session: 'x', tool: 'count', args: { i: 0 } }], 1, true);
-    expect(rep.decisions?.[0]?.rule).toBe('t/REPEATED');
-    expect(rep.decisions?.[0]?.counters).toMatchObject({ 't/TOTAL': { fire_count: 8 } });
-    // And this process — a third replica — sees both.
-    const store = new RedisCounterStore({ url, prefix });
-    try {
-      await store.ready();
-      expect((await engineFor(store).decideAsync(call('peek', { n: 8 }, 'x'))).rule).toBe('t/PEEK');
-    } finally {
-      await store.close();
-    }
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.exit()));
+    if (url !== '') await deleteTestKeys(url);
+    await own?.stop();
+  });
+
+  async function twoReplicas(prefix: string): Promise<[Replica, Replica]> {
+    const pair: [Replica, Replica] = [new Replica(), new Replica()];
+    replicas.push(...pair);
+    await Promise.all(pair.map((r) => r.init(url, prefix)));
+    expect(pair[0].id).not.toBe(pair[1].id);
+    return pair;
+  }
+
+  describe('two replicas in two processes, one Redis', () => {
+    it('decide 10,000 occurrences concurrently; the counters equal exactly the increments reported applied', async () => {
+      const prefix = uniquePrefix('replicas');
+      const [a, b] = await twoReplicas(prefix);
+      // 4 sessions × 25 distinct calls, interleaved, so both replicas hit the same counters at once.
+      const all: Occ[] = Array.from({ length: 10_000 }, (_, i) => ({
+        session: `s${i % 4}`,
+        tool: i % 3 === 0 ? 'count2' : 'count',
+        args: { k: Math.floor(i / 4) % 25 },
+      }));
+      const [ra, rb] = await Promise.all([a.run(all.filter((_, i) => i % 2 === 0), 16), b.run(all.filter((_, i) => i % 2 === 1), 16)]);
+
+      expect(ra.count + rb.count).toBe(10_000);
+      expect(ra.errored + rb.errored).toBe(0);
+      // [OAR-FIRE-6] exactly one read and one write per occurrence.
+      expect(ra.roundTrips).toBe(2 * ra.count);
+      expect(rb.roundTrips).toBe(2 * rb.count);
+
+      const reported = addInto(addInto(new Map(), ra.applied), rb.applied);
+      const inRedis = await dumpCounters(url, prefix);
+      expect(normal(inRedis)).toEqual(normal(reported));
+      // Every occurrence counted once under TOTAL (none failed), once under its COUNT#<fingerprint>.
+      let total = 0;
+      let count = 0;
+      for (const [k, v] of inRedis) {
+        if (k.endsWith('\u0000t/TOTAL')) total += v;
+        else if (k.includes('\u0000t/COUNT#')) count += v;
+      }
+      expect(total).toBe(10_000);
+      expect(count).toBe(10_000);
+      expect([...inRedis.keys()].filter((k) => k.includes('t/COUNT#'))).toHaveLength(4 * 2 * 25);
+      console.log(`two replicas: ${ra.count} + ${rb.count} decisions in ${Math.max(ra.ms, rb.ms).toFixed(0)} ms (16 in flight per process)`);
+    });
+
+    it('a rule reading fire_count_of sees the value written by the other replica ([OAR-FIRE-11])', async () => {
+      const prefix = uniquePrefix('xproc');
+      const [a, b] = await twoReplicas(prefix);
+      const peek = (n: number): Occ => ({ session: 'x', tool: 'peek', args: { n } });
+      // Replica A counts 7 occurrences; replica B (another process) reads TOTAL through PEEK.
+      const before = await b.run([peek(0), peek(7)], 1, true);
+      expect(before.decisions?.map((d) => d.rule)).toEqual(['t/PEEK', null]);
+      await a.run(Array.from({ length: 7 }, (_, i) => ({ session: 'x', tool: 'count', args: { i: i % 2 } })), 3);
+      const after = await b.run([peek(6), peek(7), peek(8)], 1, true);
+      expect(after.decisions?.map((d) => d.decision)).toEqual(['none', 'warn', 'none']);
+      // REPEATED in B reads COUNT#<fp of i:0>, which A took to 4 — B's own increment is not yet visible to itself ([OAR-FIRE-6]).
+      const rep = await b.run([{ session: 'x', tool: 'count', args: { i: 0 } }], 1, true);
+      expect(rep.decisions?.[0]?.rule).toBe('t/REPEATED');
+      expect(rep.decisions?.[0]?.counters).toMatchObject({ 't/TOTAL': { fire_count: 8 } });
+      // And this process — a third replica — sees both.
+      const store = new RedisCounterStore({ url, prefix });
+      try {
+        await store.ready();
+        expect((await engineFor(store).decideAsync(call('peek', { n: 8 }, 'x'))).rule).toBe('t/PEEK');
+      } finally {
+        await store.close();
+      }
+    });
   });
 });

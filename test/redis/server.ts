@@ -11,14 +11,71 @@
  *
  * `sharedRedisUrl()` is `OARC_REDIS_URL` when set (`.ci/run` starts one server for the whole run),
  * for tests that do not kill or pause the server.
+ *
+ * A machine without redis-server still runs the rest of the suite: a Redis test file's body is
+ * `describeRedis(need, name, body)`, which skips it where `redisRuns(need)` is false, and
+ * `redisNotice()` is the one line the run prints about it (test/support/notices.ts). Under `CI`
+ * nothing is skipped: a missing server fails those tests, with the error `startRedis` gives.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
+import { describe } from 'vitest';
 
-export const REDIS_SERVER = process.env.OARC_REDIS_SERVER ?? 'redis-server';
+const isSet = (v: string | undefined): v is string => v !== undefined && v !== '';
+
+export const REDIS_SERVER = isSet(process.env.OARC_REDIS_SERVER) ? process.env.OARC_REDIS_SERVER : 'redis-server';
+
+/**
+ * What a Redis test file needs: `binary` — a redis-server to start, kill and pause itself; `server`
+ * — any server, so `OARC_REDIS_URL` will do.
+ */
+export type RedisNeed = 'binary' | 'server';
+
+const isExecutable = (file: string) => {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** An executable `name` in some directory of PATH, as the shell would find it. */
+function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
+  return (env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && isExecutable(join(dir, name)));
+}
+
+/** `CI` as CI services set it; `CI=false` or `CI=0` is a developer opting out. */
+const inCI = (env: NodeJS.ProcessEnv) => isSet(env.CI) && env.CI !== 'false' && env.CI !== '0';
+
+/**
+ * Whether the Redis tests needing `need` run here: always under CI (they are mandatory there), and
+ * whenever the developer named a server (`OARC_REDIS_SERVER`; `OARC_REDIS_URL` for `server`) — a
+ * wrong name then fails loudly instead of skipping; otherwise when redis-server is on PATH.
+ */
+export function redisRuns(need: RedisNeed, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (inCI(env) || isSet(env.OARC_REDIS_SERVER)) return true;
+  if (need === 'server' && isSet(env.OARC_REDIS_URL)) return true;
+  return onPath('redis-server', env);
+}
+
+/** `describe` for a Redis test file's body: its tests and hooks run only where `redisRuns(need)`. */
+export function describeRedis(need: RedisNeed, name: string, body: () => void): void {
+  describe.runIf(redisRuns(need))(name, body);
+}
+
+const HOW =
+  'install it (apt-get install redis-server) or set OARC_REDIS_SERVER=/path/to/redis-server; CI=true makes them mandatory';
+
+/** The one line a run prints when it skips Redis tests, saying how to run them; undefined when none is skipped. */
+export function redisNotice(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!redisRuns('server', env)) return `redis tests skipped (test/redis): no redis-server on PATH; ${HOW}`;
+  if (!redisRuns('binary', env)) return `redis failure tests skipped (test/redis/failure.test.ts kills its own servers, OARC_REDIS_URL cannot serve it): no redis-server on PATH; ${HOW}`;
+  return undefined;
+}
 
 export interface RedisServer {
   readonly port: number;
@@ -42,7 +99,7 @@ export interface RedisServer {
 /** `OARC_REDIS_URL` when set and non-empty. */
 export function sharedRedisUrl(): string | undefined {
   const u = process.env.OARC_REDIS_URL;
-  return u !== undefined && u !== '' ? u : undefined;
+  return isSet(u) ? u : undefined;
 }
 
 async function freePort(): Promise<number> {

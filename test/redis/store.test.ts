@@ -10,194 +10,196 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolArgsFingerprint, type Decision } from '../../runtime/index.js';
 import { RedisCounterStore } from '../../runtime/redis.js';
 import { call, deleteTestKeys, engineFor, uniquePrefix } from './pack.js';
-import { sharedRedisUrl, startRedis, type RedisServer } from './server.js';
+import { describeRedis, sharedRedisUrl, startRedis, type RedisServer } from './server.js';
 
-let own: RedisServer | undefined;
-let url = '';
-let raw: Redis;
-const stores: RedisCounterStore[] = [];
+describeRedis('server', 'the Redis counter store against a real redis-server', () => {
+  let own: RedisServer | undefined;
+  let url = '';
+  let raw: Redis;
+  const stores: RedisCounterStore[] = [];
 
-beforeAll(async () => {
-  const shared = sharedRedisUrl();
-  if (shared === undefined) own = await startRedis();
-  url = shared ?? (own as RedisServer).url;
-  raw = new Redis(url, { lazyConnect: true });
-  await raw.connect();
-});
-
-afterAll(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-  if (url !== '') await deleteTestKeys(url);
-  raw?.disconnect();
-  await own?.stop();
-});
-
-async function newStore(opts: { prefix?: string; ttlSeconds?: number } = {}): Promise<RedisCounterStore> {
-  const s = new RedisCounterStore({ url, prefix: opts.prefix ?? uniquePrefix('store'), ...(opts.ttlSeconds !== undefined ? { ttlSeconds: opts.ttlSeconds } : {}) });
-  stores.push(s);
-  await s.ready();
-  return s;
-}
-
-const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
-const trace = (d: Decision) => d.applied.map((t) => `${t.rule}:${t.outcome}`);
-
-describe('keys ([OAR-FIRE-5], [OAR-FIRE-10], [OAR-CONF-33])', () => {
-  it('spells a counter <prefix>{<session hex>}:<qid>[#<scope>], sets the TTL, and stores f and b', async () => {
-    const prefix = uniquePrefix('keys');
-    const store = await newStore({ prefix, ttlSeconds: 120 });
-    const engine = engineFor(store);
-    const args = { path: '/a', n: 1 };
-    const d = await engine.decideAsync(call('count', args, 'sess-1'));
-    const fp = toolArgsFingerprint('count', args);
-    expect(d.counters).toEqual({ [`t/COUNT#${fp}`]: { fire_count: 1, breaker_count: 0 }, 't/TOTAL': { fire_count: 1, breaker_count: 0 } });
-
-    const tag = `{${hex('sess-1')}}`;
-    const keys = (await raw.keys(`${prefix}*`)).sort();
-    expect(keys).toEqual([`${prefix}${tag}!w:${store.id}`, `${prefix}${tag}:t/COUNT#${fp}`, `${prefix}${tag}:t/TOTAL`].sort());
-    expect(await raw.hgetall(`${prefix}${tag}:t/TOTAL`)).toEqual({ f: '1', b: '0', rf: '0', rb: '0' });
-    for (const k of keys) {
-      const ttl = await raw.ttl(k);
-      expect(ttl, k).toBeGreaterThan(0);
-      expect(ttl, k).toBeLessThanOrEqual(120);
-    }
+  beforeAll(async () => {
+    const shared = sharedRedisUrl();
+    if (shared === undefined) own = await startRedis();
+    url = shared ?? (own as RedisServer).url;
+    raw = new Redis(url, { lazyConnect: true });
+    await raw.connect();
   });
 
-  it('keeps counters without a TTL when ttlSeconds is 0 (the write record still expires)', async () => {
-    const prefix = uniquePrefix('nottl');
-    const store = await newStore({ prefix, ttlSeconds: 0 });
-    await engineFor(store).decideAsync(call('count', {}, 's'));
-    expect(await raw.ttl(`${prefix}{${hex('s')}}:t/TOTAL`)).toBe(-1);
-    expect(await raw.ttl(store.recordKey('s'))).toBeGreaterThan(0);
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    if (url !== '') await deleteTestKeys(url);
+    raw?.disconnect();
+    await own?.stop();
   });
 
-  it('a scoped rule with an empty scope value has its own counter, distinct from the unscoped spelling', async () => {
-    const prefix = uniquePrefix('empty');
-    const store = await newStore({ prefix });
-    const engine = engineFor(store);
-    const base = `${prefix}{${hex('s')}}:t/SCOPED_EMPTY`;
-    // A value under the unscoped spelling must never be read for the scoped rule.
-    await raw.hset(base, 'f', '7', 'b', '0');
-    const first = await engine.decideAsync(call('empty'));
-    expect(first.counters).toEqual({ 't/SCOPED_EMPTY#': { fire_count: 1, breaker_count: 0 } });
-    expect(first.decision).toBe('none');
-    const second = await engine.decideAsync(call('empty'));
-    expect(second.decision).toBe('warn'); // PEEK_EMPTY read the `#` counter: exactly 1
-    expect(second.rule).toBe('t/PEEK_EMPTY');
-    expect(await raw.hget(`${base}#`, 'f')).toBe('2');
-    expect(await raw.hget(base, 'f')).toBe('7');
-  });
-
-  it('hex-encodes the session, so any session string stays inside the hash tag', async () => {
-    const prefix = uniquePrefix('sess');
-    const store = await newStore({ prefix });
-    const session = 'a}b{c:d\u00e9';
-    await engineFor(store).decideAsync(call('count', {}, session));
-    expect(await raw.hget(`${prefix}{${hex(session)}}:t/TOTAL`, 'f')).toBe('1');
-    expect(() => new RedisCounterStore({ url, prefix: 'bad{', options: { lazyConnect: true } })).toThrow(/must not contain/);
-  });
-});
-
-describe('round trips per occurrence ([OAR-FIRE-6])', () => {
-  /** Count what the client writes to its socket: each write is one request batch on the wire. */
-  function socketWrites(store: RedisCounterStore): () => number {
-    const sock = (store.redis as unknown as { stream: Socket }).stream;
-    const write = sock.write.bind(sock) as (...a: unknown[]) => boolean;
-    let n = 0;
-    (sock as unknown as { write: (...a: unknown[]) => boolean }).write = (...a: unknown[]) => {
-      n++;
-      return write(...a);
-    };
-    return () => n;
+  async function newStore(opts: { prefix?: string; ttlSeconds?: number } = {}): Promise<RedisCounterStore> {
+    const s = new RedisCounterStore({ url, prefix: opts.prefix ?? uniquePrefix('store'), ...(opts.ttlSeconds !== undefined ? { ttlSeconds: opts.ttlSeconds } : {}) });
+    stores.push(s);
+    await s.ready();
+    return s;
   }
 
-  it('0 when no selected rule reads or writes a counter, 1 read + 1 write when one writes, 1 when rules only read', async () => {
-    const store = await newStore();
-    const engine = engineFor(store);
-    const writes = socketWrites(store);
-    const measure = async (o: Parameters<typeof engine.decideAsync>[0]) => {
-      const t0 = store.roundTrips;
-      const w0 = writes();
-      const d = await engine.decideAsync(o);
-      return { d, trips: store.roundTrips - t0, wire: writes() - w0 };
-    };
+  const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
+  const trace = (d: Decision) => d.applied.map((t) => `${t.rule}:${t.outcome}`);
 
-    // No counter rule selected: PLAIN only, fired or not; and an anchor with no rule at all.
-    for (const o of [call('plain', { x: 'y' }), call('plain', { x: 'z' }), call('unknown'), { anchor: 'tool.post_invoke', session: 's' }]) {
-      const m = await measure(o);
-      expect(m.trips).toBe(0);
-      expect(m.wire).toBe(0);
-    }
-    expect((await measure(call('plain', { x: 'y' }))).d.decision).toBe('nudge');
+  describe('keys ([OAR-FIRE-5], [OAR-FIRE-10], [OAR-CONF-33])', () => {
+    it('spells a counter <prefix>{<session hex>}:<qid>[#<scope>], sets the TTL, and stores f and b', async () => {
+      const prefix = uniquePrefix('keys');
+      const store = await newStore({ prefix, ttlSeconds: 120 });
+      const engine = engineFor(store);
+      const args = { path: '/a', n: 1 };
+      const d = await engine.decideAsync(call('count', args, 'sess-1'));
+      const fp = toolArgsFingerprint('count', args);
+      expect(d.counters).toEqual({ [`t/COUNT#${fp}`]: { fire_count: 1, breaker_count: 0 }, 't/TOTAL': { fire_count: 1, breaker_count: 0 } });
 
-    // COUNT and TOTAL write, REPEATED reads: one batched read of the three counters, one write.
-    for (let i = 0; i < 3; i++) {
-      const m = await measure(call('count', { i: 1 }));
-      expect(m.trips).toBe(2);
-      expect(m.wire).toBe(2);
-      expect(m.d.onFire.map((s) => `${s.rule}:${s.action}`)).toEqual(['t/COUNT:increment_counter', 't/TOTAL:increment_counter']);
-      expect(m.d.decision).toBe(i >= 2 ? 'warn' : 'none');
-    }
-
-    // PEEK only reads TOTAL: one round trip, and it sees the three increments.
-    const peek = await measure(call('peek', { n: 3 }));
-    expect(peek.trips).toBe(1);
-    expect(peek.wire).toBe(1);
-    expect(peek.d.rule).toBe('t/PEEK');
-  });
-});
-
-describe('replicas sharing one store ([OAR-FIRE-11])', () => {
-  it('a rule reading fire_count_of sees what another replica (its own connection) wrote', async () => {
-    const prefix = uniquePrefix('xrep');
-    const a = engineFor(await newStore({ prefix }));
-    const b = engineFor(await newStore({ prefix }), 'interpreter');
-    expect((await b.decideAsync(call('peek', { n: 2 }, 'shared'))).decision).toBe('none');
-    await a.decideAsync(call('count', { q: 1 }, 'shared'));
-    await a.decideAsync(call('count', { q: 2 }, 'shared'));
-    const seen = await b.decideAsync(call('peek', { n: 2 }, 'shared'));
-    expect(seen.decision).toBe('warn');
-    expect(seen.rule).toBe('t/PEEK');
-    // B counts on top of A's counts: REPEATED reads COUNT#<fp of q:1>, written by A once, by B once.
-    await b.decideAsync(call('count', { q: 1 }, 'shared'));
-    const third = await a.decideAsync(call('count', { q: 1 }, 'shared'));
-    expect(third.decision).toBe('warn');
-    expect(third.rule).toBe('t/REPEATED');
-    expect((await a.decideAsync(call('peek', { n: 4 }, 'shared'))).decision).toBe('warn'); // 2 by A, 1 by B, 1 by A
-  });
-});
-
-describe('decideAsync decides as decide does', () => {
-  it('the same decisions as decide over the in-memory store, on both back ends, for a mixed sequence', async () => {
-    const occs = [
-      call('count', { a: 1 }), call('count', { a: 1 }), call('plain', { x: 'y' }), call('count', { a: 1 }), call('peek', { n: 3 }),
-      call('empty'), call('empty'), call('count2', { a: 1 }), call('count', { a: 2 }, 'other'), call('peek', { n: 1 }, 'other'),
-    ];
-    for (const backend of ['compiled', 'interpreter'] as const) {
-      const mem = engineFor(undefined, backend);
-      const red = engineFor(await newStore(), backend);
-      for (const o of occs) {
-        const want = mem.decide(o);
-        const got = await red.decideAsync(o);
-        expect(got, JSON.stringify(o)).toEqual(want);
+      const tag = `{${hex('sess-1')}}`;
+      const keys = (await raw.keys(`${prefix}*`)).sort();
+      expect(keys).toEqual([`${prefix}${tag}!w:${store.id}`, `${prefix}${tag}:t/COUNT#${fp}`, `${prefix}${tag}:t/TOTAL`].sort());
+      expect(await raw.hgetall(`${prefix}${tag}:t/TOTAL`)).toEqual({ f: '1', b: '0', rf: '0', rb: '0' });
+      for (const k of keys) {
+        const ttl = await raw.ttl(k);
+        expect(ttl, k).toBeGreaterThan(0);
+        expect(ttl, k).toBeLessThanOrEqual(120);
       }
+    });
+
+    it('keeps counters without a TTL when ttlSeconds is 0 (the write record still expires)', async () => {
+      const prefix = uniquePrefix('nottl');
+      const store = await newStore({ prefix, ttlSeconds: 0 });
+      await engineFor(store).decideAsync(call('count', {}, 's'));
+      expect(await raw.ttl(`${prefix}{${hex('s')}}:t/TOTAL`)).toBe(-1);
+      expect(await raw.ttl(store.recordKey('s'))).toBeGreaterThan(0);
+    });
+
+    it('a scoped rule with an empty scope value has its own counter, distinct from the unscoped spelling', async () => {
+      const prefix = uniquePrefix('empty');
+      const store = await newStore({ prefix });
+      const engine = engineFor(store);
+      const base = `${prefix}{${hex('s')}}:t/SCOPED_EMPTY`;
+      // A value under the unscoped spelling must never be read for the scoped rule.
+      await raw.hset(base, 'f', '7', 'b', '0');
+      const first = await engine.decideAsync(call('empty'));
+      expect(first.counters).toEqual({ 't/SCOPED_EMPTY#': { fire_count: 1, breaker_count: 0 } });
+      expect(first.decision).toBe('none');
+      const second = await engine.decideAsync(call('empty'));
+      expect(second.decision).toBe('warn'); // PEEK_EMPTY read the `#` counter: exactly 1
+      expect(second.rule).toBe('t/PEEK_EMPTY');
+      expect(await raw.hget(`${base}#`, 'f')).toBe('2');
+      expect(await raw.hget(base, 'f')).toBe('7');
+    });
+
+    it('hex-encodes the session, so any session string stays inside the hash tag', async () => {
+      const prefix = uniquePrefix('sess');
+      const store = await newStore({ prefix });
+      const session = 'a}b{c:d\u00e9';
+      await engineFor(store).decideAsync(call('count', {}, session));
+      expect(await raw.hget(`${prefix}{${hex(session)}}:t/TOTAL`, 'f')).toBe('1');
+      expect(() => new RedisCounterStore({ url, prefix: 'bad{', options: { lazyConnect: true } })).toThrow(/must not contain/);
+    });
+  });
+
+  describe('round trips per occurrence ([OAR-FIRE-6])', () => {
+    /** Count what the client writes to its socket: each write is one request batch on the wire. */
+    function socketWrites(store: RedisCounterStore): () => number {
+      const sock = (store.redis as unknown as { stream: Socket }).stream;
+      const write = sock.write.bind(sock) as (...a: unknown[]) => boolean;
+      let n = 0;
+      (sock as unknown as { write: (...a: unknown[]) => boolean }).write = (...a: unknown[]) => {
+        n++;
+        return write(...a);
+      };
+      return () => n;
     }
+
+    it('0 when no selected rule reads or writes a counter, 1 read + 1 write when one writes, 1 when rules only read', async () => {
+      const store = await newStore();
+      const engine = engineFor(store);
+      const writes = socketWrites(store);
+      const measure = async (o: Parameters<typeof engine.decideAsync>[0]) => {
+        const t0 = store.roundTrips;
+        const w0 = writes();
+        const d = await engine.decideAsync(o);
+        return { d, trips: store.roundTrips - t0, wire: writes() - w0 };
+      };
+
+      // No counter rule selected: PLAIN only, fired or not; and an anchor with no rule at all.
+      for (const o of [call('plain', { x: 'y' }), call('plain', { x: 'z' }), call('unknown'), { anchor: 'tool.post_invoke', session: 's' }]) {
+        const m = await measure(o);
+        expect(m.trips).toBe(0);
+        expect(m.wire).toBe(0);
+      }
+      expect((await measure(call('plain', { x: 'y' }))).d.decision).toBe('nudge');
+
+      // COUNT and TOTAL write, REPEATED reads: one batched read of the three counters, one write.
+      for (let i = 0; i < 3; i++) {
+        const m = await measure(call('count', { i: 1 }));
+        expect(m.trips).toBe(2);
+        expect(m.wire).toBe(2);
+        expect(m.d.onFire.map((s) => `${s.rule}:${s.action}`)).toEqual(['t/COUNT:increment_counter', 't/TOTAL:increment_counter']);
+        expect(m.d.decision).toBe(i >= 2 ? 'warn' : 'none');
+      }
+
+      // PEEK only reads TOTAL: one round trip, and it sees the three increments.
+      const peek = await measure(call('peek', { n: 3 }));
+      expect(peek.trips).toBe(1);
+      expect(peek.wire).toBe(1);
+      expect(peek.d.rule).toBe('t/PEEK');
+    });
   });
 
-  it('concurrent occurrences each record their own tool step ([OAR-PROF-9])', async () => {
-    const engine = engineFor(await newStore());
-    // count (session A) and count2 (session B) interleave: each awaits its read and its write.
-    await Promise.all(Array.from({ length: 20 }, (_, i) => engine.decideAsync(i % 2 === 0 ? call('count', { i }, 'A') : call('count2', { i }, 'B'))));
-    expect(engine.activity('A')).toEqual(['count', 'count', 'count', 'count']);
-    expect(engine.activity('B')).toEqual(['count2', 'count2', 'count2', 'count2']);
+  describe('replicas sharing one store ([OAR-FIRE-11])', () => {
+    it('a rule reading fire_count_of sees what another replica (its own connection) wrote', async () => {
+      const prefix = uniquePrefix('xrep');
+      const a = engineFor(await newStore({ prefix }));
+      const b = engineFor(await newStore({ prefix }), 'interpreter');
+      expect((await b.decideAsync(call('peek', { n: 2 }, 'shared'))).decision).toBe('none');
+      await a.decideAsync(call('count', { q: 1 }, 'shared'));
+      await a.decideAsync(call('count', { q: 2 }, 'shared'));
+      const seen = await b.decideAsync(call('peek', { n: 2 }, 'shared'));
+      expect(seen.decision).toBe('warn');
+      expect(seen.rule).toBe('t/PEEK');
+      // B counts on top of A's counts: REPEATED reads COUNT#<fp of q:1>, written by A once, by B once.
+      await b.decideAsync(call('count', { q: 1 }, 'shared'));
+      const third = await a.decideAsync(call('count', { q: 1 }, 'shared'));
+      expect(third.decision).toBe('warn');
+      expect(third.rule).toBe('t/REPEATED');
+      expect((await a.decideAsync(call('peek', { n: 4 }, 'shared'))).decision).toBe('warn'); // 2 by A, 1 by B, 1 by A
+    });
   });
 
-  it('asks a lazy provider once per occurrence though keys are planned before evaluation ([OAR-FACT-11])', async () => {
-    const engine = engineFor(await newStore());
-    let calls = 0;
-    const d = await engine.decideAsync(call('empty', {}, 'lazy', { 'acme.gw.key': () => (calls++, 'k1') }));
-    expect(calls).toBe(1);
-    expect(d.counters).toEqual({ 't/SCOPED_EMPTY#k1': { fire_count: 1, breaker_count: 0 } });
-    expect(trace(d)).toEqual(['t/PEEK_EMPTY:passed', 't/SCOPED_EMPTY:fired']);
+  describe('decideAsync decides as decide does', () => {
+    it('the same decisions as decide over the in-memory store, on both back ends, for a mixed sequence', async () => {
+      const occs = [
+        call('count', { a: 1 }), call('count', { a: 1 }), call('plain', { x: 'y' }), call('count', { a: 1 }), call('peek', { n: 3 }),
+        call('empty'), call('empty'), call('count2', { a: 1 }), call('count', { a: 2 }, 'other'), call('peek', { n: 1 }, 'other'),
+      ];
+      for (const backend of ['compiled', 'interpreter'] as const) {
+        const mem = engineFor(undefined, backend);
+        const red = engineFor(await newStore(), backend);
+        for (const o of occs) {
+          const want = mem.decide(o);
+          const got = await red.decideAsync(o);
+          expect(got, JSON.stringify(o)).toEqual(want);
+        }
+      }
+    });
+
+    it('concurrent occurrences each record their own tool step ([OAR-PROF-9])', async () => {
+      const engine = engineFor(await newStore());
+      // count (session A) and count2 (session B) interleave: each awaits its read and its write.
+      await Promise.all(Array.from({ length: 20 }, (_, i) => engine.decideAsync(i % 2 === 0 ? call('count', { i }, 'A') : call('count2', { i }, 'B'))));
+      expect(engine.activity('A')).toEqual(['count', 'count', 'count', 'count']);
+      expect(engine.activity('B')).toEqual(['count2', 'count2', 'count2', 'count2']);
+    });
+
+    it('asks a lazy provider once per occurrence though keys are planned before evaluation ([OAR-FACT-11])', async () => {
+      const engine = engineFor(await newStore());
+      let calls = 0;
+      const d = await engine.decideAsync(call('empty', {}, 'lazy', { 'acme.gw.key': () => (calls++, 'k1') }));
+      expect(calls).toBe(1);
+      expect(d.counters).toEqual({ 't/SCOPED_EMPTY#k1': { fire_count: 1, breaker_count: 0 } });
+      expect(trace(d)).toEqual(['t/PEEK_EMPTY:passed', 't/SCOPED_EMPTY:fired']);
+    });
   });
 });
