@@ -152,7 +152,7 @@ describe('help and version', () => {
 describe('oarc compile', () => {
   it('writes a bundle module that imports and runs', async () => {
     const out = join(tmp, 'nested', 'gateway.bundle.mjs');
-    const runtime = pathToFileURL(join(ROOT, 'dist', 'runtime', 'index.js')).href;
+    const runtime = pathToFileURL(join(ROOT, 'dist', 'runtime', 'internal.js')).href;
     const r = oarc(['compile', RULES, '--capability', CAP, '-o', out, '--runtime', runtime]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain(`7 rules → ${out}`);
@@ -161,7 +161,7 @@ describe('oarc compile', () => {
     expect(text).toContain(`from "${runtime}"`);
 
     const bundle = ((await import(pathToFileURL(out).href)) as { default: unknown }).default;
-    const { createEngine } = (await import(runtime)) as typeof import('../../runtime/index.js');
+    const { createEngine } = (await import(pathToFileURL(join(ROOT, 'dist', 'runtime', 'index.js')).href)) as typeof import('../../runtime/index.js');
     const { secretScanner } = (await import(pathToFileURL(join(ROOT, 'dist', 'examples', 'secret-scanner.js')).href)) as typeof import('../../examples/secret-scanner.js');
     const engine = createEngine(bundle as Parameters<typeof createEngine>[0], { detectors: { 'detector://secret-scanner': secretScanner } });
     const d = engine.decide({ anchor: 'tool.pre_invoke', toolCall: { name: 'bash', arguments: { command: 'rm -rf /' } } });
@@ -169,11 +169,11 @@ describe('oarc compile', () => {
     expect(d.rule).toBe('acme.security/BLOCK_RM_RF');
   });
 
-  it('writes `oarc/runtime` by default, and `oarc eval` runs the bundle', () => {
+  it('imports `oarc/runtime/internal` by default, and `oarc eval` runs the bundle', () => {
     const out = join(inPackage, 'gateway.bundle.mjs');
     const r = oarc(['compile', RULES, '--capability', CAP, '-o', out]);
     expect(r.status, r.stderr).toBe(0);
-    expect(readFileSync(out, 'utf8')).toContain('from "oarc/runtime"');
+    expect(readFileSync(out, 'utf8')).toContain('from "oarc/runtime/internal"');
     const e = oarc(['eval', out, '--detectors', DETECTORS, '--occurrence', `${GW}/occurrence.json`, '--json']);
     expect(e.status, e.stderr).toBe(0);
     expect(decisions(e.stdout).map((d) => d.rule)).toEqual(['acme.security/BLOCK_RM_RF']);
