@@ -13,7 +13,7 @@ import { cpCompare } from '../../runtime/strings.js';
 import { COMPILER_ID } from '../version.js';
 
 /** The public runtime module the declarations take their types from. */
-export const TYPES_MODULE = 'oarc/runtime';
+const TYPES_MODULE = 'oarc/runtime';
 
 const sorted = (xs: Iterable<string>): string[] => [...new Set(xs)].sort(cpCompare);
 
