@@ -53,7 +53,7 @@ describe('rule sources are recorded relative to the root', () => {
   it('keeps the given path in diagnostics', () => {
     const r = loadPackFiles({ capability: join(GW, 'capability.yaml'), rules: [join(GW, 'missing.yaml')], root: ROOT });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.diagnostics[0]?.source.file).toBe(join(GW, 'missing.yaml'));
+    if (!r.ok) expect(r.diagnostics[0]?.source?.file).toBe(join(GW, 'missing.yaml'));
   });
 
   it('leaves in-memory texts named as they were given', () => {
