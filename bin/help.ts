@@ -16,7 +16,7 @@ Commands:
   check        load and check rule documents, write nothing
   eval         decide occurrences against rule documents or a compiled bundle
   portability  report which rules are portable and exactly why not ([OAR-PROF-8])
-  conformance  run the conformance corpus
+  conformance  run conformance fixtures (the corpus, or your own) through oarc
   bench        run oarc's own benchmarks (from a clone of the repository)
 
 Options:
@@ -138,7 +138,7 @@ skipped with the capability that could not be adopted, or errored). Directories 
 recursively. Exits 0 when no case failed or errored, 1 when one did or no fixture was found,
 2 for a usage error.
 
-Example:
+Example (the corpus is in a clone of the repository; the installed package runs fixtures you give it):
   oarc conformance conformance/fixtures
 
 The runner's own usage:
