@@ -106,7 +106,7 @@ export async function runCompileBench(opts: CompileOptions = {}): Promise<Compil
   const rounds = opts.rounds ?? (quick ? 1 : 4);
   const log = opts.log ?? (() => {});
   const clock = opts.clock ?? 'cpu';
-  const runtimeFile = join(packageRoot(), 'dist', 'runtime', 'index.js');
+  const runtimeFile = join(packageRoot(), 'dist', 'runtime', 'internal.js');
   if (!existsSync(runtimeFile)) throw new Error(`bench: ${runtimeFile} is missing; the import benchmark needs a built runtime (npm run build)`);
   const runtime = pathToFileURL(runtimeFile).href;
   const dir = mkdtempSync(join(tmpdir(), 'oarc-bench-'));

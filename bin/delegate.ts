@@ -10,16 +10,25 @@ import { fileURLToPath } from 'node:url';
 import { EXIT_INTERNAL, ExitError, errorCode } from './errors.js';
 import type { Io } from './output.js';
 
-/** Import `relative` (from dist/bin/) or report, in one line, that this build lacks it. */
-export async function importPart<T>(relative: string, what: string, io: Io): Promise<Partial<T>> {
+/** What to say, and the exit status, when a part is deliberately left out of the package. */
+export interface Absent {
+  message: string;
+  code: number;
+}
+
+/**
+ * Import `relative` (from dist/bin/) or report, in one line, that this build lacks it: `absent`
+ * when the part is one the installed package leaves out on purpose, an internal error otherwise.
+ */
+export async function importPart<T>(relative: string, what: string, io: Io, absent?: Absent): Promise<Partial<T>> {
   const url = new URL(relative, new URL('../', import.meta.url));
   try {
     return (await import(url.href)) as Partial<T>;
   } catch (e) {
     const file = fileURLToPath(url);
     if (errorCode(e) === 'ERR_MODULE_NOT_FOUND' && e instanceof Error && e.message.includes(file)) {
-      io.err(`oarc: ${what} is not part of this build (${file} is missing); rebuild oarc with \`npm run build\`\n`);
-      throw new ExitError(EXIT_INTERNAL);
+      io.err(absent ? `${absent.message}\n` : `oarc: ${what} is not part of this build (${file} is missing); rebuild oarc with \`npm run build\`\n`);
+      throw new ExitError(absent ? absent.code : EXIT_INTERNAL);
     }
     throw e;
   }

@@ -16,8 +16,8 @@ Commands:
   check        load and check rule documents, write nothing
   eval         decide occurrences against rule documents or a compiled bundle
   portability  report which rules are portable and exactly why not ([OAR-PROF-8])
-  conformance  run the conformance corpus
-  bench        run the benchmarks
+  conformance  run conformance fixtures (the corpus, or your own) through oarc
+  bench        run oarc's own benchmarks (from a clone of the repository)
 
 Options:
   -h, --help      show this help; \`oarc <command> --help\` for a command
@@ -37,23 +37,29 @@ const PACK_OPTIONS = `      --capability <file>   the host's capability document
                             applied in the order given`;
 
 export const COMMANDS: Record<string, string> = {
-  compile: `Usage: oarc compile <rules…> --capability <file> [--config <file>…] -o <bundle.mjs> [--runtime <specifier>]
+  compile: `Usage: oarc compile <rules…> --capability <file> [--config <file>…] -o <bundle.mjs> [--dts] [--root <dir>] [--runtime <specifier>]
 
 Load and check the rule documents against the capability document, then write the pack as an
 ES module bundle. Errors and warnings are printed on stderr; any error exits 1 and writes
-nothing, warnings alone do not fail the build.
+nothing, warnings alone do not fail the build. The same pack gives the same bytes wherever it
+is compiled: rule sources are recorded relative to --root.
 
 Options:
 ${PACK_OPTIONS}
   -o, --output <file>       where to write the bundle module; \`-\` writes it to stdout
+      --dts                 also write TypeScript declarations beside it (gateway.bundle.d.mts
+                            for gateway.bundle.mjs): the default export as a Bundle, and the
+                            HostAnchor and HostOccurrence types naming the bundle's anchors
+      --root <dir>          the directory rule sources are recorded relative to in the bundle
+                            (default: the working directory); diagnostics keep the paths given
       --runtime <specifier> the module the bundle imports its runtime helpers from, written
-                            into the bundle verbatim (default: oarc/runtime). A bare specifier
-                            resolves from the bundle's location: install oarc beside it, or
-                            give a URL such as file:///…/oarc/dist/runtime/index.js
+                            into the bundle verbatim (default: oarc/runtime/internal). A bare
+                            specifier resolves from the bundle's location: install oarc beside
+                            it, or give a URL such as file:///…/oarc/dist/runtime/internal.js
   -h, --help                show this help
 
 Example:
-  oarc compile examples/gateway/rules.yaml --capability examples/gateway/capability.yaml -o gateway.bundle.mjs
+  oarc compile examples/gateway/rules.yaml --capability examples/gateway/capability.yaml -o gateway.bundle.mjs --dts
 
 ${EXIT}
 `,
@@ -132,7 +138,7 @@ skipped with the capability that could not be adopted, or errored). Directories 
 recursively. Exits 0 when no case failed or errored, 1 when one did or no fixture was found,
 2 for a usage error.
 
-Example:
+Example (the corpus is in a clone of the repository; the installed package runs fixtures you give it):
   oarc conformance conformance/fixtures
 
 The runner's own usage:
@@ -140,9 +146,13 @@ The runner's own usage:
 
   bench: `Usage: oarc bench [--quick] [--only=<section,…>] [--json]
 
-Run the benchmarks (bench/) in this process and print the report as markdown on stdout, with
-progress on stderr. Every figure is a median of interleaved samples; on a shared machine read
-the ratios, not the absolute times. A full run writes bench/results/<section>.json.
+Run oarc's own benchmarks (bench/: generated packs, against hand-written and third-party
+baselines) in this process and print the report as markdown on stdout, with progress on stderr.
+Every figure is a median of interleaved samples; on a shared machine read the ratios, not the
+absolute times. A full run writes bench/results/<section>.json.
+
+The benchmarks run from a clone of the oarc repository (npm ci && npm run bench); the installed
+package does not include them, and there this command says so and exits 2.
 
 Options:
       --quick               tiny counts for a smoke run: the numbers mean nothing, and no

@@ -17,6 +17,8 @@ export interface PackRequest {
   rules: string[];
   capability: string;
   configs: string[];
+  /** The directory a bundle records rule sources relative to (default: the working directory). */
+  root?: string;
 }
 
 /** The rule files, capability and configurations named on the command line. */
@@ -30,6 +32,6 @@ export type PackLoad = { ok: true; pack: LoadedPack; diagnostics: readonly Diagn
 /** Load and check; never throws on bad input — a missing file or bad YAML is a diagnostic. */
 export async function loadRequestedPack(req: PackRequest): Promise<PackLoad> {
   const { loadPackFiles } = await import('../compiler/index.js');
-  const r = loadPackFiles({ capability: req.capability, rules: req.rules, configs: req.configs });
+  const r = loadPackFiles({ capability: req.capability, rules: req.rules, configs: req.configs, ...(req.root === undefined ? {} : { root: req.root }) });
   return r.ok ? { ok: true, pack: r.pack, diagnostics: r.pack.diagnostics } : { ok: false, diagnostics: r.diagnostics };
 }

@@ -6,10 +6,12 @@
  *   const moduleText = compile(r.pack);          // write it to bundle.mjs, import it later
  *   const engine = createEngine(compileToBundle(r.pack));   // or load in process
  */
+import { relative, resolve, sep } from 'node:path';
 import { LoadError, type Diagnostic } from './diagnostics.js';
 import { loadPack, type LoadedPack, type PackInput, type PackResult } from './load/pack.js';
 import { parseSource, readSources, type SourceDoc } from './load/source.js';
 import { bundleData, emitBundleModule, emitBundleScript } from './emit/bundle.js';
+import { emitBundleDeclarations } from './emit/declarations.js';
 import { interpret } from './expr/interpreter.js';
 import { BUNDLE_HELPERS, type BundleHelper } from '../runtime/helpers.js';
 import { checkBundle, type Bundle } from '../runtime/bundle.js';
@@ -28,6 +30,19 @@ export interface PackFiles {
   /** Rule files or directories (JSON, YAML, multi-document YAML, JSON arrays). */
   rules: readonly string[];
   configs?: readonly string[];
+  /**
+   * The directory rule sources are recorded relative to in a bundle (default: the working
+   * directory), so the same pack compiles to the same bytes wherever it is checked out and however
+   * its paths are spelled. Diagnostics keep the paths as given.
+   */
+  root?: string;
+}
+
+/** Each rule file's path relative to `root`, `/`-separated: what a bundle records as its source. */
+function recordedNames(docs: readonly SourceDoc[], root: string): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const d of docs) if (!names.has(d.file)) names.set(d.file, relative(root, resolve(d.file)).split(sep).join('/'));
+  return names;
 }
 
 function single(paths: readonly string[], what: string): { doc?: SourceDoc; diagnostics: Diagnostic[] } {
@@ -51,7 +66,9 @@ export function loadPackFiles(files: PackFiles): PackResult {
   if (!cap.doc || diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
   const input: PackInput = { capability: cap.doc, rules: rules.docs, configs: configs.map((c) => c.doc as SourceDoc) };
   const r = loadPack(input);
-  return r.ok ? { ok: true, pack: { ...r.pack, diagnostics: [...diagnostics, ...r.pack.diagnostics] } } : { ok: false, diagnostics: [...diagnostics, ...r.diagnostics] };
+  if (!r.ok) return { ok: false, diagnostics: [...diagnostics, ...r.diagnostics] };
+  const sourceNames = recordedNames(rules.docs, resolve(files.root ?? '.'));
+  return { ok: true, pack: { ...r.pack, sourceNames, diagnostics: [...diagnostics, ...r.pack.diagnostics] } };
 }
 
 /** Load a pack from in-memory texts (YAML or JSON). */
@@ -72,9 +89,20 @@ export function loadPackTexts(texts: { capability: string; rules: readonly strin
   return r.ok ? { ok: true, pack: { ...r.pack, diagnostics: [...diagnostics, ...r.pack.diagnostics] } } : { ok: false, diagnostics: [...diagnostics, ...r.diagnostics] };
 }
 
-/** Compile a loaded pack to a bundle module (ES module text importing only `oarc/runtime`). */
+/**
+ * Compile a loaded pack to a bundle module: ES module text importing only the runtime helpers,
+ * from `runtimeModule` (default `oarc/runtime/internal`).
+ */
 export function compile(pack: LoadedPack, runtimeModule?: string): string {
   return emitBundleModule(pack, runtimeModule);
+}
+
+/**
+ * The TypeScript declarations of `compile(pack)`'s module, for a `.d.mts` beside it: the default
+ * export is a `Bundle`, and `HostAnchor` / `HostOccurrence` name the anchors the bundle knows.
+ */
+export function compileDeclarations(pack: LoadedPack): string {
+  return emitBundleDeclarations(pack);
 }
 
 export type Backend = 'compiled' | 'interpreter';

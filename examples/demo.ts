@@ -86,7 +86,7 @@ async function pack(): Promise<void> {
   // The precompiled path: write the bundle module and import it, as a gateway would.
   const out = mkdtempSync(join(tmpdir(), 'oarc-demo-'));
   const file = join(out, 'bundle.mjs');
-  const runtime = pathToFileURL(join(root, 'dist', 'runtime', 'index.js')).href;
+  const runtime = pathToFileURL(join(root, 'dist', 'runtime', 'internal.js')).href;
   writeFileSync(file, compile(r.pack, runtime));
   const bundle = (await import(pathToFileURL(file).href)).default as Bundle;
   console.log(`compiled ${bundle.rules.length} rules to ${file}\n`);

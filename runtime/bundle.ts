@@ -7,8 +7,11 @@ import type { FactReader } from './facts.js';
 import type { CopyRenderer } from './copy.js';
 import type { FactType, ScalarType } from './types.js';
 
-/** Bumped whenever the bundle shape changes; the runtime refuses any other. */
-export const BUNDLE_FORMAT = 2;
+/**
+ * Bumped whenever the bundle shape or what a bundle imports changes; the runtime refuses any other.
+ * Format 3: helpers are imported from `oarc/runtime/internal`, rule sources are root-relative.
+ */
+export const BUNDLE_FORMAT = 3;
 
 export type Kind = 'schema' | 'policy' | 'invariant' | 'detector';
 export type Effect = 'block' | 'warn' | 'nudge' | 'allow' | 'transform';

@@ -25,9 +25,27 @@
  *   increment is applied twice. `settled()` waits for that.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { AsyncCounterStore } from './async-counters.js';
 import { counterName, type CounterKey, type CounterOp, type CounterValues } from './counters.js';
+
+/**
+ * ioredis is an optional peer dependency: a host that only decides, or keeps counters in memory,
+ * never installs a Redis client. Importing this module without it fails here, saying what to do.
+ */
+async function importClient(): Promise<typeof import('ioredis')> {
+  try {
+    return await import('ioredis');
+  } catch (e) {
+    // Only ioredis itself missing; a broken installation of it keeps its own error.
+    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && (e as Error).message.includes("'ioredis'")) {
+      throw new Error('oarc/redis needs the Redis client ioredis, an optional peer dependency of oarc that is not installed: run `npm install ioredis`', { cause: e });
+    }
+    throw e;
+  }
+}
+
+const { Redis: RedisClient } = await importClient();
 
 export interface RedisCounterStoreOptions {
   /** An ioredis client, or options/URL to create one with fail-fast settings. */
@@ -162,7 +180,7 @@ export class RedisCounterStore implements AsyncCounterStore {
 
   constructor(opts: RedisCounterStoreOptions = {}) {
     const timeout = opts.timeoutMs ?? 500;
-    this.redis = opts.redis ?? new Redis(opts.url ?? 'redis://127.0.0.1:6379', {
+    this.redis = opts.redis ?? new RedisClient(opts.url ?? 'redis://127.0.0.1:6379', {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,

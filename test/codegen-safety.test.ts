@@ -299,6 +299,32 @@ describe('codegen safety: the self-check rejects what generated code must never 
   });
 });
 
+describe('[DESIGN rule 5] a bundle module imports only runtime helpers, from the runtime', () => {
+  const imports = { from: 'oarc/runtime/internal', names: new Set(Object.keys(BUNDLE_HELPERS)) };
+  const body = 'export default { when: function (f) { return iadd(f.fact(0), 1); } };';
+
+  it('accepts helper imports from the runtime specifier (the positive control)', () => {
+    expect(() => verifyGenerated(`import { iadd } from "oarc/runtime/internal";\n${body}`, new Set(), imports)).not.toThrow();
+  });
+
+  it.each([
+    ['another module', `import { iadd } from "node:fs";\n${body}`],
+    ['the public runtime', `import { iadd } from "oarc/runtime";\n${body}`],
+    ['a name that is not a helper', `import { createEngine as iadd } from "oarc/runtime/internal";\n${body}`],
+    ['a helper under another name', `import { isub as iadd } from "oarc/runtime/internal";\n${body}`],
+    ['a namespace import', `import * as iadd from "oarc/runtime/internal";\n${body}`],
+    ['a default import', `import iadd from "oarc/runtime/internal";\n${body}`],
+    ['a re-export', `export * from "node:fs";\nimport { iadd } from "oarc/runtime/internal";\n${body}`],
+    ['a named export', `import { iadd } from "oarc/runtime/internal";\nexport const x = 1;\n${body}`],
+  ])('rejects %s', (_what, code) => {
+    expect(() => verifyGenerated(code, new Set(), imports)).toThrow(CompilerBug);
+  });
+
+  it('rejects any import in a script', () => {
+    expect(() => verifyGenerated('import { iadd } from "oarc/runtime/internal";', new Set(['iadd']))).toThrow(CompilerBug);
+  });
+});
+
 describe('[DESIGN rule 5] the verifier rejects reaching Function through property access', () => {
   it.each([
     'return f.constructor.constructor("return process")()',

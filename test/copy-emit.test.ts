@@ -144,7 +144,12 @@ describe('compiled copy renderers', () => {
     }
   });
 
-  it('every helper compiled code may name is an export of oarc/runtime (a bundle imports it from there)', () => {
-    for (const h of Object.keys(BUNDLE_HELPERS) as BundleHelper[]) expect((runtime as Record<string, unknown>)[h], h).toBe(BUNDLE_HELPERS[h]);
+  it('every helper compiled code may name is an export of oarc/runtime/internal, and none is public API', async () => {
+    const internal = (await import('../runtime/internal.js')) as Record<string, unknown>;
+    expect(Object.keys(BUNDLE_HELPERS).sort()).toEqual(Object.keys(internal).sort());
+    for (const h of Object.keys(BUNDLE_HELPERS) as BundleHelper[]) {
+      expect(internal[h], h).toBe(BUNDLE_HELPERS[h]);
+      expect(Object.hasOwn(runtime, h), `oarc/runtime exports ${h}`).toBe(false);
+    }
   });
 });

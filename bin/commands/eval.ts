@@ -109,8 +109,12 @@ async function importModule(file: string, what: string): Promise<{ default?: unk
     const why = oneLine(e);
     if (errorCode(e) === 'ERR_MODULE_NOT_FOUND' && what === 'bundle') {
       throw new InputError(
-        `oarc eval: cannot import bundle ${file}: ${why}. A bundle imports its runtime (oarc/runtime unless compiled with --runtime): install oarc where the bundle is, or recompile it with --runtime <specifier>`,
+        `oarc eval: cannot import bundle ${file}: ${why}. A bundle imports its runtime helpers (oarc/runtime/internal unless compiled with --runtime): install oarc where the bundle is, or recompile it with --runtime <specifier>`,
       );
+    }
+    if (e instanceof SyntaxError && what === 'bundle' && /does not provide an export named/.test(why)) {
+      // A bundle from another oarc release names helpers this runtime does not have.
+      throw new InputError(`oarc eval: cannot import bundle ${file}: ${why}. The bundle was compiled by a different version of oarc: recompile the pack with this one`);
     }
     throw new InputError(`oarc eval: cannot import ${what} ${file}: ${e instanceof SyntaxError ? `not a valid JavaScript module: ${why}` : why}`);
   }

@@ -1,9 +1,11 @@
 /**
  * The compiler checks its own output (DESIGN: code generation rule 5). Every emitted program is
  * parsed back with acorn, and a walk over the tree proves that it references only its own locals,
- * the runtime's exports, and a fixed allowlist of harmless globals — no `eval`, `Function`,
- * `globalThis`, `process`, `require`, `import()`, `this`, or `with`. A program that fails is a
- * compiler bug and is reported as one; it is never shipped or run.
+ * the runtime helpers (`oarc/runtime/internal`), and a fixed allowlist of harmless globals — no
+ * `eval`, `Function`, `globalThis`, `process`, `require`, `import()`, `this`, or `with`. A module
+ * may import only helper names, under their own names, from the one runtime specifier it was
+ * compiled for, and export only its default. A program that fails is a compiler bug and is
+ * reported as one; it is never shipped or run.
  */
 import { parse } from 'acorn';
 
@@ -34,23 +36,46 @@ interface AnyNode {
   [key: string]: unknown;
 }
 
+/** What a bundle module may import: these names, from this specifier. */
+export interface ModuleImports {
+  from: string;
+  names: ReadonlySet<string>;
+}
+
 /**
- * Verify generated JavaScript. `allowed` are the names the program may reference without
- * declaring them (the runtime's exports, or the parameters of an in-process wrapper).
+ * Verify generated JavaScript: a script whose free names must be in `allowed` (the parameters of
+ * an in-process wrapper), or — given `imports` — a module whose imports must be among them.
  */
-export function verifyGenerated(code: string, allowed: ReadonlySet<string>, sourceType: 'module' | 'script' = 'script'): void {
+export function verifyGenerated(code: string, allowed: ReadonlySet<string>, imports?: ModuleImports): void {
   let ast: AnyNode;
   try {
-    ast = parse(code, { ecmaVersion: 2022, sourceType, allowReturnOutsideFunction: true }) as unknown as AnyNode;
+    ast = parse(code, { ecmaVersion: 2022, sourceType: imports ? 'module' : 'script', allowReturnOutsideFunction: true }) as unknown as AnyNode;
   } catch (e) {
     throw new CompilerBug(`generated code does not parse: ${(e as Error).message}`);
   }
+  for (const statement of ast.body as AnyNode[]) checkModuleStatement(statement, imports);
   const declared = new Set<string>();
   const referenced: { name: string; pos: number }[] = [];
   walk(ast, null, null, declared, referenced);
   for (const r of referenced) {
     if (!declared.has(r.name) && !allowed.has(r.name) && !ALLOWED_GLOBALS.has(r.name)) {
       throw new CompilerBug(`generated code references '${r.name}' at ${r.pos}, which is neither local nor a runtime export`);
+    }
+  }
+}
+
+const MODULE_STATEMENTS: ReadonlySet<string> = new Set(['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration', 'ExportDefaultDeclaration']);
+
+/** Imports name only runtime helpers from the runtime specifier; the one export is the default. */
+function checkModuleStatement(node: AnyNode, imports: ModuleImports | undefined): void {
+  if (!MODULE_STATEMENTS.has(node.type) || node.type === 'ExportDefaultDeclaration') return;
+  if (node.type !== 'ImportDeclaration' || imports === undefined) throw new CompilerBug(`generated code contains ${node.type} at ${node.start as number}`);
+  const from = (node.source as AnyNode).value;
+  if (from !== imports.from) throw new CompilerBug(`generated code imports from ${JSON.stringify(from)}, not the runtime ${JSON.stringify(imports.from)}`);
+  for (const s of node.specifiers as AnyNode[]) {
+    const imported = s.type === 'ImportSpecifier' ? (s.imported as AnyNode).name : undefined;
+    if (typeof imported !== 'string' || !imports.names.has(imported) || (s.local as AnyNode).name !== imported) {
+      throw new CompilerBug(`generated code imports something other than a runtime helper under its own name at ${s.start as number}`);
     }
   }
 }

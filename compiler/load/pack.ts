@@ -31,6 +31,12 @@ export interface LoadedPack {
   enforcement: ReadonlyMap<string, Enforcement>;
   /** Warnings (errors prevent a pack from loading). */
   diagnostics: readonly Diagnostic[];
+  /**
+   * For a pack read from files: each rule file as a bundle records it, relative to the root
+   * (`loadPackFiles`), so bundles do not depend on where they were built. Absent, a source is
+   * recorded as its diagnostics name it.
+   */
+  sourceNames?: ReadonlyMap<string, string>;
 }
 
 export type PackResult = { ok: true; pack: LoadedPack } | { ok: false; diagnostics: Diagnostic[] };
