@@ -15,6 +15,46 @@ export interface AsyncCounterStore {
   applyMany(ops: readonly CounterOp[]): Promise<void>;
 }
 
+/** What a versioned store read: the values of the keys, and the session's version with them. */
+export interface VersionedRead {
+  readonly values: CounterValues[];
+  /** Changes whenever any counter of the session changes; opaque to the engine. */
+  readonly version: string;
+}
+
+/**
+ * A store shared by replicas that can make their decisions serialisable: every write to a session's
+ * counters moves the session's version, and a write is applied only if the version is still the
+ * one its decision read — otherwise the engine reads and evaluates again.
+ */
+export interface VersionedCounterStore extends AsyncCounterStore {
+  /** The values of every key (all of `session`) and the session's version, atomically, in one round trip. */
+  readVersioned(session: string, keys: readonly CounterKey[]): Promise<VersionedRead>;
+  /**
+   * Apply every op (all on `session`'s counters) atomically if the session's version is still
+   * `version`, moving it; resolve false, applying nothing, if it moved. Reject on failure.
+   */
+  applyIfUnchanged(session: string, version: string, ops: readonly CounterOp[]): Promise<boolean>;
+}
+
+export function isVersioned(store: AsyncCounterStore): store is VersionedCounterStore {
+  const s = store as Partial<VersionedCounterStore>;
+  return typeof s.readVersioned === 'function' && typeof s.applyIfUnchanged === 'function';
+}
+
+/**
+ * Resolves from the macrotask queue. A store that fails at once (a client that rejects every
+ * command while disconnected) settles its promise as a microtask: a host awaiting decisions back
+ * to back would then never let timers or I/O run — the client's reconnect among them. Every
+ * failed store call therefore waits for one turn of the event loop before the decision returns.
+ */
+export function macrotask(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof setImmediate === 'function') setImmediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+}
+
 /**
  * The synchronous face the engine evaluates against: reads come from the batch read before
  * evaluation; writes are collected for the batch written after it. A read of a key that was not
