@@ -54,9 +54,11 @@ describe('keys ([OAR-FIRE-5], [OAR-FIRE-10], [OAR-CONF-33])', () => {
 
     const tag = `{${hex('sess-1')}}`;
     const keys = (await raw.keys(`${prefix}*`)).sort();
-    expect(keys).toEqual([`${prefix}${tag}!w:${store.id}`, `${prefix}${tag}:t/COUNT#${fp}`, `${prefix}${tag}:t/TOTAL`].sort());
+    // the counters, this store's write record, the session's version, the store's epoch
+    expect(keys).toEqual([`${prefix}${tag}!w:${store.id}`, `${prefix}${tag}!v`, `${prefix}${tag}:t/COUNT#${fp}`, `${prefix}${tag}:t/TOTAL`, `${prefix}epoch`].sort());
+    expect(await raw.get(`${prefix}${tag}!v`)).toBe('1');
     expect(await raw.hgetall(`${prefix}${tag}:t/TOTAL`)).toEqual({ f: '1', b: '0', rf: '0', rb: '0' });
-    for (const k of keys) {
+    for (const k of keys.filter((k) => k !== `${prefix}epoch`)) {
       const ttl = await raw.ttl(k);
       expect(ttl, k).toBeGreaterThan(0);
       expect(ttl, k).toBeLessThanOrEqual(120);
