@@ -18,8 +18,16 @@ export interface AsyncCounterStore {
 /** What a versioned store read: the values of the keys, and the session's version with them. */
 export interface VersionedRead {
   readonly values: CounterValues[];
-  /** Changes whenever any counter of the session changes; opaque to the engine. */
+  /** Changes whenever any counter (or the activity window) of the session changes; opaque to the engine. */
   readonly version: string;
+  /** The session's activity window, oldest step first, when it was asked for ([OAR-PROF-9]). */
+  readonly activity?: readonly string[];
+}
+
+/** A tool step to append to the session's shared window, which keeps its last `window` steps. */
+export interface SharedStep {
+  readonly tool: string;
+  readonly window: number;
 }
 
 /**
@@ -28,13 +36,19 @@ export interface VersionedRead {
  * one its decision read — otherwise the engine reads and evaluates again.
  */
 export interface VersionedCounterStore extends AsyncCounterStore {
-  /** The values of every key (all of `session`) and the session's version, atomically, in one round trip. */
-  readVersioned(session: string, keys: readonly CounterKey[]): Promise<VersionedRead>;
+  /** Does the store hold sessions' activity windows for every replica ([OAR-PROF-9])? */
+  readonly sharesActivity?: boolean;
   /**
-   * Apply every op (all on `session`'s counters) atomically if the session's version is still
-   * `version`, moving it; resolve false, applying nothing, if it moved. Reject on failure.
+   * The values of every key (all of `session`) and the session's version — and, when `activity`
+   * is above 0, its last `activity` steps — atomically, in one round trip.
    */
-  applyIfUnchanged(session: string, version: string, ops: readonly CounterOp[]): Promise<boolean>;
+  readVersioned(session: string, keys: readonly CounterKey[], activity?: number): Promise<VersionedRead>;
+  /**
+   * Apply every op (all on `session`'s counters) and append `step` to its window, atomically, if
+   * the session's version is still `version` ('' applies unconditionally), moving it; resolve
+   * false, applying nothing, if it moved. Reject on failure.
+   */
+  applyIfUnchanged(session: string, version: string, ops: readonly CounterOp[], step?: SharedStep): Promise<boolean>;
 }
 
 export function isVersioned(store: AsyncCounterStore): store is VersionedCounterStore {

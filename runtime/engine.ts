@@ -138,6 +138,12 @@ interface SelectionIndex {
 
 const NO_RULES: readonly Rule[] = [];
 
+/** What `decideAsync` reads before evaluating: the counters, and whether a selected rule has `flow`. */
+interface Plan {
+  readonly keys: CounterKey[];
+  readonly flow: boolean;
+}
+
 /**
  * A list of rules reused by every occurrence: `items[0]` to `items[n - 1]` are current. The
  * backing array never shrinks — truncating a V8 array trims or drops its storage, and refilling it
@@ -358,13 +364,19 @@ class RuleEngine implements Engine {
     const session = occ.session ?? DEFAULT_SESSION;
     const memo: ProviderMemo = new Map();
     this.enter();
-    let keys: CounterKey[];
+    let plan: Plan;
     try {
-      keys = this.plannedKeys(occ, memo);
+      plan = this.plannedKeys(occ, memo);
     } finally {
       this.busy = false;
     }
+    const keys = plan.keys;
     const versioned = isVersioned(store) ? store : undefined;
+    // [OAR-PROF-9] a store that shares activity windows holds the session's steps for every
+    // replica: read with the counters when a selected flow rule needs it, appended with the writes.
+    const windowSize = this.bundle.capability.activityWindow;
+    const shares = versioned?.sharesActivity === true && windowSize > 0;
+    const readWindow = shares && plan.flow && occ.recentActivity === undefined ? windowSize : 0;
     // An event is published once per rule and occurrence, however often the occurrence is
     // evaluated: a later evaluation does not publish again what an earlier one did.
     const published = new Set<string>();
@@ -380,50 +392,56 @@ class RuleEngine implements Engine {
       };
     };
     for (let attempt = 1; ; attempt++) {
-      // One batched read of every counter the selected rules may observe. A read that fails leaves
-      // the snapshot empty: every rule that reads a counter then cannot be evaluated.
+      // One batched read of every counter the selected rules may observe (and the shared window).
+      // A read that fails leaves the snapshot empty: every rule that reads a counter then cannot
+      // be evaluated.
       let snapshot: SnapshotStore;
       let version = '';
+      let window: readonly string[] | undefined;
       try {
-        if (keys.length === 0) snapshot = new SnapshotStore(keys, []);
+        if (keys.length === 0 && readWindow === 0) snapshot = new SnapshotStore(keys, []);
         else if (versioned !== undefined) {
-          const read = await versioned.readVersioned(session, keys);
+          const read = await versioned.readVersioned(session, keys, readWindow);
           version = read.version;
+          window = read.activity;
           snapshot = new SnapshotStore(keys, read.values);
         } else snapshot = new SnapshotStore(keys, await store.readMany(keys));
       } catch (e) {
         await macrotask();
         snapshot = new SnapshotStore([], [], `the counter store could not be read: ${describeThrown(e)}`);
+        if (readWindow > 0) window = NO_STEPS;
       }
-      const [decision, step] = this.evaluateShared(occ, snapshot, attemptSink(), memo);
-      if (snapshot.pending.length === 0) return this.admitted(session, decision, step);
-      // One atomic batched write of the increments and resets, after the decision.
+      const [decision, step] = this.evaluateShared(occ, snapshot, attemptSink(), memo, window);
+      const shared = shares && step !== undefined && decision.decision !== 'block' ? { tool: step, window: windowSize } : undefined;
+      if (snapshot.pending.length === 0 && shared === undefined) return this.admitted(session, decision, step);
+      // One atomic batched write of the increments and resets (and the step), after the decision.
       let refused: string;
       try {
         if (versioned === undefined) {
           await store.applyMany(snapshot.pending);
           return this.admitted(session, decision, step);
         }
-        if (await versioned.applyIfUnchanged(session, version, snapshot.pending)) return this.admitted(session, decision, step);
+        if (await versioned.applyIfUnchanged(session, version, snapshot.pending, shared)) return this.admitted(session, decision, step);
         if (attempt < MAX_ATTEMPTS) continue;
         refused = `the session's counters changed under each of ${MAX_ATTEMPTS} attempts (other replicas deciding for the same session)`;
       } catch (e) {
         await macrotask();
         refused = describeThrown(e);
       }
+      if (snapshot.pending.length === 0) return this.admitted(session, decision, step); // only the shared step was lost
       // [OAR-FIRE-9] the increments were not applied: every rule that declared one cannot be
       // evaluated. Decide again against a snapshot that refuses writes, so each takes its on_error.
       const refusing = new SnapshotStore(keys, snapshot.initial, undefined, `the counter store refused the write: ${refused}`);
-      const [after, stepAfter] = this.evaluateShared(occ, refusing, attemptSink(), memo);
+      const [after, stepAfter] = this.evaluateShared(occ, refusing, attemptSink(), memo, window);
       return this.admitted(session, after, stepAfter);
     }
   }
 
   /** One synchronous evaluation for `decideShared`, and the tool step it would record. */
-  private evaluateShared(occ: Occurrence, snapshot: SnapshotStore, sink: EventSink | undefined, memo: ProviderMemo): [Decision, string | undefined] {
+  private evaluateShared(occ: Occurrence, snapshot: SnapshotStore, sink: EventSink | undefined, memo: ProviderMemo, window: readonly string[] | undefined): [Decision, string | undefined] {
     this.enter();
     try {
-      const decision = this.run(occ, snapshot, sink, memo);
+      const decision = this.run(occ, snapshot, sink, memo, window);
       // [OAR-PROF-9] the step is read while the fact reader still holds this occurrence: other
       // occurrences may be decided while the write is in flight.
       return [decision, this.toolStep(occ)];
@@ -464,13 +482,13 @@ class RuleEngine implements Engine {
   }
 
   /** Evaluate one occurrence against `store` (reads, then writes after the decision) and `sink`. */
-  private run(occ: Occurrence, store: CounterStore, sink: EventSink | undefined, memo: ProviderMemo | undefined): Decision {
+  private run(occ: Occurrence, store: CounterStore, sink: EventSink | undefined, memo: ProviderMemo | undefined, window?: readonly string[]): Decision {
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     this.counters.start(store, session);
     this.facts.reset(occ, anchorValue, this.counters, memo);
     const candidates = this.byAnchor.get(occ.anchor);
-    const run = this.occurrence.start(occ, session, anchorValue, sink);
+    const run = this.occurrence.start(occ, session, anchorValue, sink, window);
     if (candidates !== undefined) run.evaluate(this.order(this.select(candidates, run), candidates.reorders));
     return run.finish();
   }
@@ -482,9 +500,9 @@ class RuleEngine implements Engine {
    * for a substitute whose copy an `on_error` block may render. A scope fact that cannot be read is
    * left out: the rule that needs it fails on that read, before it would reach the store.
    */
-  private plannedKeys(occ: Occurrence, memo: ProviderMemo): CounterKey[] {
+  private plannedKeys(occ: Occurrence, memo: ProviderMemo): Plan {
     const candidates = this.byAnchor.get(occ.anchor);
-    if (candidates === undefined) return [];
+    if (candidates === undefined) return { keys: [], flow: false };
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     const planning = new SnapshotStore([], []);
@@ -503,14 +521,16 @@ class RuleEngine implements Engine {
       keys.set(counterKeyString(cell.key), cell.key);
     };
     const selected = this.select(candidates, probe);
+    let flow = false;
     for (let i = 0; i < selected.n; i++) {
       const r = selected.items[i] as Rule;
+      if (r.b.flow !== undefined) flow = true;
       if (r.b.readsCounters || r.b.onFire.some((a) => a !== 'publish_event')) add(r.qid);
       for (const t of r.b.counterReads) add(t);
       const sub = typeof r.b.onError === 'object' ? this.byQid.get(r.b.onError.rule) : undefined;
       if (sub !== undefined && sub.b.readsCounters) add(sub.qid);
     }
-    return [...keys.values()];
+    return { keys: [...keys.values()], flow };
   }
 
   /**
@@ -649,6 +669,8 @@ class Occ {
   /** Index of the rule whose failure produced an `on_error` block, or -1. */
   private errorAt = -1;
   private window: readonly string[] = [];
+  /** The session's window as the shared store holds it (`decideAsync`), when it shares windows. */
+  private shared: readonly string[] | undefined = undefined;
   /** Why the occurrence's explicit activity window cannot be read, if it cannot: its `flow` rules fail. */
   private windowError: Raise | undefined = undefined;
 
@@ -670,8 +692,9 @@ class Occ {
   ) {}
 
   /** Forget the previous occurrence and start this one. */
-  start(occ: Occurrence, session: string, anchorValue: string, sink: EventSink | undefined): this {
+  start(occ: Occurrence, session: string, anchorValue: string, sink: EventSink | undefined, shared?: readonly string[]): this {
     this.occ = occ;
+    this.shared = shared;
     this.session = session;
     this.anchorValue = anchorValue;
     this.sink = sink;
@@ -700,7 +723,7 @@ class Occ {
     reuse(this.suppressedBy, n, -1);
     const explicit = this.occ.recentActivity;
     this.windowError = undefined;
-    if (explicit === undefined) this.window = this.engine.activity(this.session);
+    if (explicit === undefined) this.window = this.shared ?? this.engine.activity(this.session);
     else {
       const w = readWindow(explicit);
       if (isRaise(w)) this.windowError = w;

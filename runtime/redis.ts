@@ -39,9 +39,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
-import type { VersionedCounterStore, VersionedRead } from './async-counters.js';
+import type { SharedStep, VersionedCounterStore, VersionedRead } from './async-counters.js';
 import { counterName, type CounterKey, type CounterOp, type CounterValues } from './counters.js';
-import { utf8Encode } from './sha256.js';
+import { utf8Decode, utf8Encode } from './sha256.js';
 
 export interface RedisCounterStoreOptions {
   /** An ioredis client, or options/URL to create one with fail-fast settings. */
@@ -60,18 +60,26 @@ export interface RedisCounterStoreOptions {
   markerTtlSeconds?: number;
   /** Per-command timeout in milliseconds; default 500. */
   timeoutMs?: number;
+  /**
+   * Keep sessions' activity windows in Redis, read with the counters and appended with their
+   * writes, so `flow` rules see one window across replicas ([OAR-PROF-9]). Default true; false
+   * keeps each replica's own window and saves the write of a step at occurrences that count
+   * nothing.
+   */
+  shareActivity?: boolean;
 }
 
 /**
  * KEYS: the counter keys, then the store's write record for the session, the session's version,
- * the epoch. ARGV: TTL, record TTL, write id, low-water mark (every write of this store below it
- * has a known outcome), expected version ('' for none), expected epoch id, then (key index,
- * action) pairs in application order ([OAR-FIRE-8]). Returns {status, sequence}: 1 applied, 0
+ * its activity window, the epoch. ARGV: TTL, record TTL, write id, low-water mark (every write of
+ * this store below it has a known outcome), expected version ('' for none), expected epoch id,
+ * the tool step to append ('' for none), the window size, then (key index, action) pairs in
+ * application order ([OAR-FIRE-8]). Returns {status, sequence}: 1 applied, 0
  * fenced, -1 the version moved, -2 the epoch is not the expected one; nothing is written unless 1.
  */
 const APPLY = `
-local n = #KEYS - 3
-local mk, vk, ek = KEYS[n + 1], KEYS[n + 2], KEYS[n + 3]
+local n = #KEYS - 4
+local mk, vk, ak, ek = KEYS[n + 1], KEYS[n + 2], KEYS[n + 3], KEYS[n + 4]
 local id = ARGV[3]
 if redis.call('HGET', ek, 'id') ~= ARGV[6] then return {-2, 0} end
 if redis.call('HEXISTS', mk, id) == 1 then return {0, 0} end
@@ -85,7 +93,7 @@ for i = 1, n do
   end
   f0[i] = f[i]; b0[i] = b[i]
 end
-for j = 7, #ARGV, 2 do
+for j = 9, #ARGV, 2 do
   local i = tonumber(ARGV[j])
   local a = ARGV[j + 1]
   if a == 'increment_counter' then f[i] = f[i] + 1
@@ -105,25 +113,36 @@ for _, w in ipairs(redis.call('HKEYS', mk)) do
   if tonumber(w) < low then redis.call('HDEL', mk, w) end
 end
 redis.call('INCR', vk)
+if ARGV[7] ~= '' then
+  redis.call('RPUSH', ak, ARGV[7])
+  redis.call('LTRIM', ak, -tonumber(ARGV[8]), -1)
+end
 local ttl = tonumber(ARGV[1])
 if ttl > 0 then
   for i = 1, n do redis.call('EXPIRE', KEYS[i], ttl) end
   redis.call('EXPIRE', vk, ttl)
+  if ARGV[7] ~= '' then redis.call('EXPIRE', ak, ttl) end
 end
 redis.call('EXPIRE', mk, tonumber(ARGV[2]))
 return {1, redis.call('HINCRBY', ek, 'seq', 1)}
 `;
 
 /**
- * One atomic read. KEYS: the epoch, the session's version, the counter keys. Returns a flat array
- * (Lua arrays cannot hold nil, so a missing value is ''): epoch id, write sequence, version, then
- * `f`, `b` of each counter. A script rather than MULTI: a server past its memory limit refuses to
- * queue even a read inside MULTI, while a script that writes nothing still runs.
+ * One atomic read. KEYS: the epoch, the session's version, its activity window, the counter keys.
+ * ARGV: how many of the window's last steps to read (0: none). Returns a flat array (Lua arrays
+ * cannot hold nil, so a missing value is ''): epoch id, write sequence, version, the number of
+ * steps, the steps, then `f`, `b` of each counter. A script rather than MULTI: a server past its
+ * memory limit refuses to queue even a read inside MULTI, while a script that writes nothing runs.
  */
 const READ = `
 local e = redis.call('HMGET', KEYS[1], 'id', 'seq')
 local out = {e[1] or '', e[2] or '0', redis.call('GET', KEYS[2]) or '0'}
-for i = 3, #KEYS do
+local steps = {}
+local want = tonumber(ARGV[1])
+if want > 0 then steps = redis.call('LRANGE', KEYS[3], -want, -1) end
+out[#out + 1] = tostring(#steps)
+for _, s in ipairs(steps) do out[#out + 1] = s end
+for i = 4, #KEYS do
   local v = redis.call('HMGET', KEYS[i], 'f', 'b')
   out[#out + 1] = v[1] or ''
   out[#out + 1] = v[2] or ''
@@ -135,11 +154,11 @@ return out
  * Resolve a doubtful write. KEYS: as the write had them. ARGV: write id, record TTL. A write that
  * never ran is fenced (`x`) so it never will; one that ran is undone (`u`), counter by counter,
  * unless that counter was reset since (its reset count moved on), and the undo moves the session's
- * version like any write. Idempotent: a resolution that timed out may have run, and is simply sent
+ * version like any write. A tool step the write appended stays: the call was admitted. Idempotent: a resolution that timed out may have run, and is simply sent
  * again. Returns 1 if the write had run, else 0.
  */
 const RESOLVE = `
-local mk, vk = KEYS[#KEYS - 2], KEYS[#KEYS - 1]
+local mk, vk = KEYS[#KEYS - 3], KEYS[#KEYS - 2]
 local v = redis.call('HGET', mk, ARGV[1])
 if v == 'x' then return 0 end
 if v == 'u' then return 1 end
@@ -164,6 +183,10 @@ const OFFLINE = "Stream isn't writeable";
 function wtf8(s: string): Buffer {
   const b = utf8Encode(s);
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
+function fromWtf8(b: Buffer): string {
+  return utf8Decode(b, 0, b.length);
 }
 
 function hex(s: string): string {
@@ -216,6 +239,8 @@ export class RedisCounterStore implements VersionedCounterStore {
   readonly resolutions = { undone: 0, fenced: 0 };
   /** Writes the version check turned back because another writer moved the session first. */
   conflicts = 0;
+  /** Sessions' activity windows live in Redis, so every replica's `flow` rules see one window. */
+  readonly sharesActivity: boolean;
   /** The last connection error the client reported (they are not printed). */
   lastError: Error | undefined;
   private seq = 0;
@@ -252,6 +277,7 @@ export class RedisCounterStore implements VersionedCounterStore {
     this.prefixBytes = wtf8(this.prefix);
     this.epochKey = Buffer.concat([this.prefixBytes, Buffer.from('epoch')]);
     this.ttl = opts.ttlSeconds ?? 86_400;
+    this.sharesActivity = opts.shareActivity ?? true;
     this.markerTtl = opts.markerTtlSeconds ?? (this.ttl > 0 ? this.ttl : 86_400);
     if (this.redis.status === 'ready') void this.adoptEpoch();
   }
@@ -269,6 +295,11 @@ export class RedisCounterStore implements VersionedCounterStore {
   /** The Redis key of a session's version, which every write of its counters moves. */
   versionKey(session: string): Buffer {
     return Buffer.concat([this.sessionTag(session), Buffer.from('!v')]);
+  }
+
+  /** The Redis key of a session's activity window: a list of tool steps, oldest first ([OAR-PROF-9]). */
+  activityKey(session: string): Buffer {
+    return Buffer.concat([this.sessionTag(session), Buffer.from('!a')]);
   }
 
   private sessionTag(session: string): Buffer {
@@ -351,46 +382,51 @@ export class RedisCounterStore implements VersionedCounterStore {
 
   async readMany(keys: readonly CounterKey[]): Promise<CounterValues[]> {
     if (keys.length === 0) return [];
-    return (await this.read(keys, (keys[0] as CounterKey).session)).values;
+    return (await this.read(keys, (keys[0] as CounterKey).session, 0)).values;
   }
 
-  readVersioned(session: string, keys: readonly CounterKey[]): Promise<VersionedRead> {
-    return this.read(keys, session);
+  readVersioned(session: string, keys: readonly CounterKey[], activity = 0): Promise<VersionedRead> {
+    return this.read(keys, session, activity);
   }
 
-  /** One read script: the epoch, the session's version, every counter. */
-  private async read(keys: readonly CounterKey[], session: string): Promise<VersionedRead> {
+  /** One read script: the epoch, the session's version, its last `activity` steps, every counter. */
+  private async read(keys: readonly CounterKey[], session: string, activity: number): Promise<VersionedRead> {
     this.failIfLost();
     this.roundTrips++;
     const floor = this.highest;
-    const args: Buffer[] = [this.epochKey, this.versionKey(session)];
+    const args: Buffer[] = [this.epochKey, this.versionKey(session), this.activityKey(session)];
     for (const k of keys) args.push(this.key(k));
-    const reply = (await this.redis.eval(READ, args.length, ...args)) as string[];
-    this.checkEpoch(reply[0] === '' ? null : (reply[0] as string), Number(reply[1]), floor);
+    // As bytes: a step is decoded from WTF-8, so it comes back exactly as it was written.
+    const reply = (await this.redis.callBuffer('EVAL', READ, args.length, ...args, activity)) as Buffer[];
+    const text = (i: number) => (reply[i] as Buffer).toString('latin1');
+    this.checkEpoch(text(0) === '' ? null : text(0), Number(text(1)), floor);
+    const n = Number(text(3));
+    const steps: string[] = [];
+    for (let i = 4; i < 4 + n; i++) steps.push(fromWtf8(reply[i] as Buffer));
     const values: CounterValues[] = [];
-    for (let i = 3; i < reply.length; i += 2) values.push({ fire_count: Number(reply[i] || 0), breaker_count: Number(reply[i + 1] || 0) });
-    return { values, version: reply[2] as string };
+    for (let i = 4 + n; i < reply.length; i += 2) values.push({ fire_count: Number(text(i) || 0), breaker_count: Number(text(i + 1) || 0) });
+    return activity > 0 ? { values, version: text(2), activity: steps } : { values, version: text(2) };
   }
 
   async applyMany(ops: readonly CounterOp[]): Promise<void> {
     if (ops.length === 0) return;
-    await this.write(ops, '');
+    await this.write((ops[0] as CounterOp).key.session, ops, '', undefined);
   }
 
-  async applyIfUnchanged(_session: string, version: string, ops: readonly CounterOp[]): Promise<boolean> {
-    if (ops.length === 0) return true;
-    return this.write(ops, version);
+  async applyIfUnchanged(session: string, version: string, ops: readonly CounterOp[], step?: SharedStep): Promise<boolean> {
+    if (ops.length === 0 && (step === undefined || !this.sharesActivity)) return true;
+    return this.write(session, ops, version, this.sharesActivity ? step : undefined);
   }
 
   /** The write script, with or without a version check; false when the version had moved. */
-  private async write(ops: readonly CounterOp[], version: string): Promise<boolean> {
+  private async write(session: string, ops: readonly CounterOp[], version: string, step: SharedStep | undefined): Promise<boolean> {
     this.failIfLost();
     const keys: Buffer[] = [];
     const index = new Map<string, number>();
     const id = ++this.seq;
     let low = id;
     for (const w of this.open) if (w < low) low = w;
-    const argv: (string | number)[] = [this.ttl, this.markerTtl, id, low, version, this.epoch as string];
+    const argv: (string | number | Buffer)[] = [this.ttl, this.markerTtl, id, low, version, this.epoch as string, step === undefined ? '' : wtf8(step.tool), step?.window ?? 0];
     for (const op of ops) {
       const k = this.key(op.key);
       const text = k.toString('latin1'); // a lossless Map key for the bytes
@@ -401,8 +437,7 @@ export class RedisCounterStore implements VersionedCounterStore {
       }
       argv.push(i, op.action);
     }
-    const session = (ops[0] as CounterOp).key.session;
-    keys.push(this.recordKey(session), this.versionKey(session), this.epochKey);
+    keys.push(this.recordKey(session), this.versionKey(session), this.activityKey(session), this.epochKey);
     this.open.add(id);
     this.roundTrips++;
     let reply: [number, number];

@@ -31,8 +31,8 @@ afterAll(async () => {
   await own?.stop();
 });
 
-async function newStore(prefix: string): Promise<RedisCounterStore> {
-  const s = new RedisCounterStore({ url, prefix });
+async function newStore(prefix: string, shareActivity = true): Promise<RedisCounterStore> {
+  const s = new RedisCounterStore({ url, prefix, shareActivity });
   stores.push(s);
   await s.ready();
   return s;
@@ -85,5 +85,34 @@ describe('two processes sharing one Redis', () => {
     expect(new Set(counters.values())).toEqual(new Set([2]));
     // The version check did turn writes back: the two processes did race on the same sessions.
     expect(ra.conflicts + rb.conflicts).toBeGreaterThan(0);
+  });
+});
+
+describe('activity windows are shared state too ([OAR-PROF-9], [OAR-FACT-12])', () => {
+  it('two replicas alternating calls of one session see one window, capped at activity_window', async () => {
+    const prefix = uniquePrefix('window');
+    const stores = [await newStore(prefix), await newStore(prefix)];
+    const [a, b] = stores.map((s) => engineFor(s)) as [ReturnType<typeof engineFor>, ReturnType<typeof engineFor>];
+    const steps = ['fetch', 'plain', 'plain', 'send'];
+    const out: string[] = [];
+    for (const [i, tool] of steps.entries()) out.push((await (i % 2 === 0 ? a : b).decideAsync(call(tool, {}, 'w'))).decision);
+    expect(out).toEqual(['none', 'none', 'none', 'block']); // b saw a's fetch
+    const key = stores[0]?.activityKey('w') as Buffer;
+    // The blocked send is not a step; the window holds the last 4 admitted steps.
+    await a.decideAsync(call('plain', {}, 'w'));
+    expect((await b.decideAsync(call('send', {}, 'w'))).decision).toBe('block'); // fetch is the oldest of 4
+    await a.decideAsync(call('plain', {}, 'w'));
+    expect((await b.decideAsync(call('send', {}, 'w'))).decision).toBe('none'); // fetch dropped out
+    const raw = await stores[0]?.redis.lrangeBuffer(key, 0, -1);
+    expect(raw?.map((x) => x.toString())).toEqual(['plain', 'plain', 'plain', 'send']);
+  });
+
+  it('without shared windows each replica sees only its own steps', async () => {
+    const prefix = uniquePrefix('ownwindow');
+    const a = engineFor(await newStore(prefix, false));
+    const b = engineFor(await newStore(prefix, false));
+    await a.decideAsync(call('fetch', {}, 'w'));
+    expect((await b.decideAsync(call('send', {}, 'w'))).decision).toBe('none');
+    expect((await a.decideAsync(call('send', {}, 'w'))).decision).toBe('block');
   });
 });

@@ -15,6 +15,8 @@
  *                   ESC_NUDGE nudges on the first repeat, ESC_BLOCK blocks from the second (and,
  *                   evaluated first, stops the count): ten identical calls one at a time decide
  *                   none, nudge, then block × 8
+ *   send          — SEND_AFTER_FETCH blocks a `send` when a `fetch` is in the session's activity
+ *                   window (4 steps) ([OAR-FACT-12])
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +48,7 @@ export const RULES: readonly string[] = [
   r('ESC_COUNT', 'allow', { selector: { tool: ['esc'] }, counter_scope: 'tool_args_fingerprint', on_fire: ['increment_counter'] }),
   r('ESC_NUDGE', 'nudge', { selector: { tool: ['esc'] }, when: 'fire_count_of("ESC_COUNT") == 1', copy: { what: 'again?' } }),
   r('ESC_BLOCK', 'block', { selector: { tool: ['esc'] }, when: 'fire_count_of("ESC_COUNT") >= 2', copy: { what: 'stop repeating' } }),
+  r('SEND_AFTER_FETCH', 'block', { selector: { tool: ['send'] }, flow: ['fetch'], copy: { what: 'send after fetch' } }),
 ];
 
 /** What ten identical `esc` calls of one session decide one at a time. */
