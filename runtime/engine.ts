@@ -30,6 +30,7 @@ import { checkBundle, type Bundle, type BundleRule, type SideEffect } from './bu
 import { MemoryCounterStore, counterKeyString, type CounterAction, type CounterKey, type CounterStore } from './counters.js';
 import { SnapshotStore, isVersioned, macrotask, type AsyncCounterStore } from './async-counters.js';
 import { SessionQueue } from './session-queue.js';
+import { SessionTable, type SessionBound } from './session-table.js';
 import { RESERVED_DETECTORS, type Detector } from './detectors.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
 import { OccurrenceFacts, type Occurrence, type ProviderMemo } from './occurrence.js';
@@ -51,6 +52,11 @@ export interface EngineOptions {
   events?: EventSink;
   /** Detector implementations by `detector://` reference; the three reserved ones are built in. */
   detectors?: Readonly<Record<string, Detector>>;
+  /**
+   * How many sessions' in-memory state (activity windows, and the counters of the default store)
+   * is kept, and for how long unused: defaults 250,000 sessions and 24 hours.
+   */
+  sessions?: SessionBound;
 }
 
 export interface Engine {
@@ -66,10 +72,9 @@ export interface Engine {
   /** The recent activity window of a session, oldest step first ([OAR-FACT-12], [OAR-PROF-9]). */
   activity(session: string): readonly string[];
   /**
-   * The session has ended: forget its activity window and the counter keys cached for it, so an
-   * engine serving sessions for months does not grow with every one it ever saw. Its counters in
-   * the store are the store's (a TTL, or the host's cleanup); deciding for the session again starts
-   * it with an empty window.
+   * The session has ended: forget its activity window and the counter keys cached for it, and
+   * release its counters from a store that can (`forgetSession`: the in-memory store can; a shared
+   * store's are the store's, expired by its TTL). Deciding for the session again starts it afresh.
    */
   endSession(session: string): void;
 }
@@ -222,7 +227,8 @@ class RuleEngine implements Engine {
   private readonly byQid = new Map<string, Rule>();
   private readonly anchorValue = new Map<string, string>();
   private readonly scopeOf = new Map<string, number>();
-  private readonly sessions = new Map<string, string[]>();
+  /** Sessions' activity windows ([OAR-PROF-9]), bounded (`EngineOptions.sessions`). */
+  private readonly sessions: SessionTable<string[]>;
   private readonly preInvoke?: string;
   private readonly toolSlot: number;
   /**
@@ -245,7 +251,8 @@ class RuleEngine implements Engine {
     readonly bundle: Bundle,
     options: EngineOptions,
   ) {
-    this.store = options.counters ?? new MemoryCounterStore();
+    this.store = options.counters ?? new MemoryCounterStore(options.sessions);
+    this.sessions = new SessionTable(options.sessions);
     if (options.asyncCounters) this.asyncCounters = options.asyncCounters;
     if (options.events) this.events = options.events;
     this.facts = new OccurrenceFacts(bundle.symbols);
@@ -311,6 +318,7 @@ class RuleEngine implements Engine {
   endSession(session: string): void {
     this.sessions.delete(session);
     this.counters.forget(session);
+    this.store.forgetSession?.(session);
   }
 
   decide(occ: Occurrence): Decision {
@@ -475,8 +483,7 @@ class RuleEngine implements Engine {
 
   private pushStep(session: string, tool: string): void {
     const window = this.bundle.capability.activityWindow;
-    let steps = this.sessions.get(session);
-    if (steps === undefined) this.sessions.set(session, (steps = []));
+    const steps = this.sessions.get(session) ?? this.sessions.add(session, []);
     steps.push(tool);
     while (steps.length > window) steps.shift();
   }
