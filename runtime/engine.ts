@@ -405,7 +405,7 @@ class RuleEngine implements Engine {
       // be evaluated.
       let snapshot: SnapshotStore;
       let version = '';
-      let window: readonly string[] | undefined;
+      let window: readonly string[] | Raise | undefined;
       try {
         if (keys.length === 0 && readWindow === 0) snapshot = new SnapshotStore(keys, []);
         else if (versioned !== undefined) {
@@ -417,7 +417,8 @@ class RuleEngine implements Engine {
       } catch (e) {
         await macrotask();
         snapshot = new SnapshotStore([], [], `the counter store could not be read: ${describeThrown(e)}`);
-        if (readWindow > 0) window = NO_STEPS;
+        // [OAR-OPS-3] a flow rule whose window could not be read cannot be evaluated either.
+        if (readWindow > 0) window = new Raise('provider_failure', `the activity window could not be read: ${describeThrown(e)}`);
       }
       const [decision, step] = this.evaluateShared(occ, snapshot, attemptSink(), memo, window);
       const shared = shares && step !== undefined && decision.decision !== 'block' ? { tool: step, window: windowSize } : undefined;
@@ -446,7 +447,7 @@ class RuleEngine implements Engine {
   }
 
   /** One synchronous evaluation for `decideShared`, and the tool step it would record. */
-  private evaluateShared(occ: Occurrence, snapshot: SnapshotStore, sink: EventSink | undefined, memo: ProviderMemo, window: readonly string[] | undefined): [Decision, string | undefined] {
+  private evaluateShared(occ: Occurrence, snapshot: SnapshotStore, sink: EventSink | undefined, memo: ProviderMemo, window: readonly string[] | Raise | undefined): [Decision, string | undefined] {
     this.enter();
     try {
       const decision = this.run(occ, snapshot, sink, memo, window);
@@ -489,7 +490,7 @@ class RuleEngine implements Engine {
   }
 
   /** Evaluate one occurrence against `store` (reads, then writes after the decision) and `sink`. */
-  private run(occ: Occurrence, store: CounterStore, sink: EventSink | undefined, memo: ProviderMemo | undefined, window?: readonly string[]): Decision {
+  private run(occ: Occurrence, store: CounterStore, sink: EventSink | undefined, memo: ProviderMemo | undefined, window?: readonly string[] | Raise): Decision {
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     this.counters.start(store, session);
@@ -676,8 +677,8 @@ class Occ {
   /** Index of the rule whose failure produced an `on_error` block, or -1. */
   private errorAt = -1;
   private window: readonly string[] = [];
-  /** The session's window as the shared store holds it (`decideAsync`), when it shares windows. */
-  private shared: readonly string[] | undefined = undefined;
+  /** The session's window as the shared store holds it (`decideAsync`), or why it could not be read. */
+  private shared: readonly string[] | Raise | undefined = undefined;
   /** Why the occurrence's explicit activity window cannot be read, if it cannot: its `flow` rules fail. */
   private windowError: Raise | undefined = undefined;
 
@@ -699,7 +700,7 @@ class Occ {
   ) {}
 
   /** Forget the previous occurrence and start this one. */
-  start(occ: Occurrence, session: string, anchorValue: string, sink: EventSink | undefined, shared?: readonly string[]): this {
+  start(occ: Occurrence, session: string, anchorValue: string, sink: EventSink | undefined, shared?: readonly string[] | Raise): this {
     this.occ = occ;
     this.shared = shared;
     this.session = session;
@@ -730,8 +731,11 @@ class Occ {
     reuse(this.suppressedBy, n, -1);
     const explicit = this.occ.recentActivity;
     this.windowError = undefined;
-    if (explicit === undefined) this.window = this.shared ?? this.engine.activity(this.session);
-    else {
+    const shared = this.shared;
+    if (explicit === undefined) {
+      if (isRaise(shared)) this.windowError = shared;
+      this.window = shared === undefined ? this.engine.activity(this.session) : isRaise(shared) ? NO_STEPS : shared;
+    } else {
       const w = readWindow(explicit);
       if (isRaise(w)) this.windowError = w;
       this.window = isRaise(w) ? NO_STEPS : w;

@@ -72,6 +72,19 @@ describe('a caller that never yields', () => {
   }, 30_000);
 });
 
+describe('a shared activity window that cannot be read', () => {
+  it('fails the flow rules that need it ([OAR-OPS-3]): never a silent empty window', async () => {
+    const { srv, store } = await setup();
+    const engine = engineFor(store);
+    await engine.decideAsync(call('fetch'));
+    expect((await engine.decideAsync(call('send'))).decision).toBe('block'); // the window holds the fetch
+    await srv.kill9();
+    const d = await engine.decideAsync(call('send'));
+    expect(d.applied.map((t) => `${t.rule}:${t.outcome}`)).toEqual(['t/SEND_AFTER_FETCH:errored']);
+    expect(messages(d).join('\n')).toMatch(/the activity window could not be read/);
+  });
+});
+
 describe('lost data is detected ([OAR-FIRE-9])', () => {
   it('Redis restarted empty: counter rules take on_error until acknowledgeDataLoss(), other rules decide', async () => {
     const { srv, store } = await setup();
