@@ -37,8 +37,8 @@ export interface RedisBenchOptions {
   /** Decisions per round per variant. */
   decisions?: number;
   rounds?: number;
-  /** Decisions in flight for the concurrent Redis variant. */
-  concurrency?: number;
+  /** Decisions in flight for each Redis variant. */
+  inFlight?: readonly number[];
   log?: (line: string) => void;
 }
 
@@ -193,7 +193,7 @@ export async function runRedisBench(opts: RedisBenchOptions = {}): Promise<Redis
   const quick = opts.quick ?? false;
   const n = opts.decisions ?? (quick ? 480 : 9600);
   const rounds = opts.rounds ?? (quick ? 2 : 7);
-  const inFlight = opts.concurrency ?? 32;
+  const inFlight = opts.inFlight ?? [1, 8, 32];
   const log = opts.log ?? (() => {});
   const load0 = loadavg()[0] ?? NaN;
   const bundle = loadGateway();
@@ -208,17 +208,14 @@ export async function runRedisBench(opts: RedisBenchOptions = {}): Promise<Redis
     };
     const memory = createEngine(bundle, { detectors: DETECTORS });
     const memoryAsync = createEngine(bundle, { detectors: DETECTORS, asyncCounters: new MemoryAsyncStore() });
-    const seqStore = await redisStore('seq');
-    const redisSeq = createEngine(bundle, { detectors: DETECTORS, asyncCounters: seqStore });
-    const parStore = await redisStore('par');
-    const redisPar = createEngine(bundle, { detectors: DETECTORS, asyncCounters: parStore });
-
     const variants: { name: string; store: string; call: string; inFlight: number; engine: Engine; run: (occs: Occurrence[]) => Promise<number> }[] = [
       { name: 'memory-sync', store: 'in-memory', call: 'decide', inFlight: 1, engine: memory, run: (o) => timeRun(o, 0, (x) => memory.decide(x)) },
       { name: 'memory-async', store: 'in-memory (async)', call: 'decideAsync', inFlight: 1, engine: memoryAsync, run: (o) => timeRun(o, 1, (x) => memoryAsync.decideAsync(x)) },
-      { name: 'redis-1', store: 'Redis', call: 'decideAsync', inFlight: 1, engine: redisSeq, run: (o) => timeRun(o, 1, (x) => redisSeq.decideAsync(x)) },
-      { name: `redis-${inFlight}`, store: 'Redis', call: 'decideAsync', inFlight, engine: redisPar, run: (o) => timeRun(o, inFlight, (x) => redisPar.decideAsync(x)) },
     ];
+    for (const k of inFlight) {
+      const engine = createEngine(bundle, { detectors: DETECTORS, asyncCounters: await redisStore(`in${k}`) });
+      variants.push({ name: `redis-${k}`, store: 'Redis', call: 'decideAsync', inFlight: k, engine, run: (o) => timeRun(o, k, (x) => engine.decideAsync(x)) });
+    }
 
     // The decisions must agree before they are timed.
     const check = stream(96, -1, 'check');
@@ -302,9 +299,10 @@ export function renderRedis(r: RedisBenchResult): string {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  for (const a of argv) if (a !== '--quick' && a !== '--json') throw new Error(`bench:redis: unknown option ${a} (options: --quick --json)`);
+  const rounds = argv.find((a) => a.startsWith('--rounds='));
+  for (const a of argv) if (a !== '--quick' && a !== '--json' && a !== rounds) throw new Error(`bench:redis: unknown option ${a} (options: --quick --json --rounds=N)`);
   const quick = argv.includes('--quick');
-  const r = await runRedisBench({ quick, log: (l) => process.stderr.write(`${l}\n`) });
+  const r = await runRedisBench({ quick, log: (l) => process.stderr.write(`${l}\n`), ...(rounds ? { rounds: Number(rounds.slice('--rounds='.length)) } : {}) });
   if (r.roundTrips.counterOccurrence > 2 || r.roundTrips.streamMax > 2 || r.roundTrips.noCounterOccurrence !== 0) {
     process.exitCode = 1;
     process.stderr.write('bench:redis: round trips per occurrence exceed the bound\n');

@@ -4,6 +4,8 @@
  * when that value is empty. The two are different counters.
  */
 
+import { SessionTable, type SessionBound } from './session-table.js';
+
 export interface CounterKey {
   readonly rule: string;
   readonly session: string;
@@ -43,6 +45,8 @@ export interface CounterStore {
    * engine's scratch list, reused after the call returns: copy it to keep it.
    */
   apply(ops: readonly CounterOp[]): void;
+  /** Optional: release a session's counters (the engine calls it from `endSession`). */
+  forgetSession?(session: string): void;
 }
 
 /** `<qualified id>` or `<qualified id>#<scope value>` ([OAR-CONF-33]). */
@@ -71,20 +75,38 @@ export function applyCounterOp(values: Map<string, CounterValues>, op: CounterOp
   }
 }
 
-/** The in-memory default. */
+/**
+ * The in-memory default, bounded like a Redis with a TTL ([OAR-FIRE-5]): a session's counters are
+ * kept while it is used, for at most `idleMs` after its last use and for at most `maxSessions`
+ * sessions (the least recently used go first; `sessions.evicted` counts them). `forgetSession`
+ * releases a session's counters at once — `engine.endSession` calls it.
+ */
 export class MemoryCounterStore implements CounterStore {
-  private readonly values = new Map<string, CounterValues>();
+  /** Per session, its counters by store key. */
+  readonly sessions: SessionTable<Map<string, CounterValues>>;
+
+  constructor(bound: SessionBound = {}) {
+    this.sessions = new SessionTable(bound);
+  }
 
   read(key: CounterKey): CounterValues {
-    return this.values.get(counterKeyString(key)) ?? ZERO_COUNTERS;
+    return this.sessions.get(key.session)?.get(counterKeyString(key)) ?? ZERO_COUNTERS;
   }
 
   apply(ops: readonly CounterOp[]): void {
-    for (const op of ops) applyCounterOp(this.values, op);
+    for (const op of ops) {
+      const s = op.key.session;
+      applyCounterOp(this.sessions.get(s) ?? this.sessions.add(s, new Map()), op);
+    }
+  }
+
+  /** Forget one session's counters. */
+  forgetSession(session: string): void {
+    this.sessions.delete(session);
   }
 
   /** Forget every counter. */
   clear(): void {
-    this.values.clear();
+    this.sessions.clear();
   }
 }

@@ -28,13 +28,17 @@
  */
 import { checkBundle, type Bundle, type BundleRule, type BundleSymbol, type SideEffect } from './bundle.js';
 import { MemoryCounterStore, counterKeyString, type CounterAction, type CounterKey, type CounterStore } from './counters.js';
-import { SnapshotStore, type AsyncCounterStore } from './async-counters.js';
+import { SnapshotStore, isVersioned, macrotask, type AsyncCounterStore } from './async-counters.js';
+import { SessionQueue } from './session-queue.js';
+import { SessionTable, type SessionBound } from './session-table.js';
 import { DETECTOR_BACKED_PROFILES, RESERVED_DETECTORS, type Detector } from './detectors.js';
 import { HostInputError, OccurrenceCheck } from './host-input.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
-import { OccurrenceFacts, type Occurrence } from './occurrence.js';
+import { OccurrenceFacts, type Occurrence, type ProviderMemo } from './occurrence.js';
 import { OccurrenceCounters, counterOps, type CounterCell } from './occurrence-counters.js';
-import { Raise } from './raise.js';
+import { Raise, isRaise } from './raise.js';
+import { describe } from './values.js';
+import { describeThrown } from './thrown.js';
 import { applyTransformsInto, readSpans, type AccumulatedTransform, type Span } from './transform.js';
 
 export interface EventSink {
@@ -49,6 +53,11 @@ export interface EngineOptions {
   events?: EventSink;
   /** Detector implementations by `detector://` reference; the three reserved ones are built in. */
   detectors?: Readonly<Record<string, Detector>>;
+  /**
+   * How many sessions' in-memory state (activity windows, and the counters of the default store)
+   * is kept, and for how long unused: defaults 250,000 sessions and 24 hours.
+   */
+  sessions?: SessionBound;
 }
 
 export interface Engine {
@@ -64,15 +73,16 @@ export interface Engine {
   /** The recent activity window of a session, oldest step first ([OAR-FACT-12], [OAR-PROF-9]). */
   activity(session: string): readonly string[];
   /**
-   * The session has ended: forget its activity window and the counter keys cached for it, so an
-   * engine serving sessions for months does not grow with every one it ever saw. Its counters in
-   * the store are the store's (a TTL, or the host's cleanup); deciding for the session again starts
-   * it with an empty window.
+   * The session has ended: forget its activity window and the counter keys cached for it, and
+   * release its counters from a store that can (`forgetSession`: the in-memory store can; a shared
+   * store's are the store's, expired by its TTL). Deciding for the session again starts it afresh.
    */
   endSession(session: string): void;
 }
 
 const DEFAULT_SESSION = '';
+/** How often `decideAsync` reads and evaluates again when another replica wrote the session meanwhile. */
+const MAX_ATTEMPTS = 16;
 const NO_STEPS: readonly string[] = Object.freeze([]);
 const PRECEDENCE: readonly DecisionEffect[] = ['block', 'transform', 'nudge', 'warn'];
 
@@ -152,6 +162,12 @@ interface SelectionIndex {
 
 const NO_RULES: readonly Rule[] = [];
 
+/** What `decideAsync` reads before evaluating: the counters, and whether a selected rule has `flow`. */
+interface Plan {
+  readonly keys: CounterKey[];
+  readonly flow: boolean;
+}
+
 /**
  * A list of rules reused by every occurrence: `items[0]` to `items[n - 1]` are current. The
  * backing array never shrinks — truncating a V8 array trims or drops its storage, and refilling it
@@ -230,7 +246,8 @@ class RuleEngine implements Engine {
   private readonly byQid = new Map<string, Rule>();
   private readonly anchorValue = new Map<string, string>();
   private readonly scopeOf = new Map<string, number>();
-  private readonly sessions = new Map<string, string[]>();
+  /** Sessions' activity windows ([OAR-PROF-9]), bounded (`EngineOptions.sessions`). */
+  private readonly sessions: SessionTable<string[]>;
   private readonly preInvoke?: string;
   private readonly toolSlot: number;
   /**
@@ -245,14 +262,17 @@ class RuleEngine implements Engine {
   private readonly occurrence: Occ;
   readonly counters: OccurrenceCounters;
   private readonly inputCheck: OccurrenceCheck;
-  /** Names of declared facts (not functions): a function value under one is a lazy provider. */
-  private readonly factNames: ReadonlySet<string>;
+  /** Is an occurrence being evaluated? Deciding does not nest (`enter`). */
+  private busy = false;
+  /** `decideAsync` calls waiting for, or holding, their session's turn. */
+  private readonly queue = new SessionQueue();
 
   constructor(
     readonly bundle: Bundle,
     options: EngineOptions,
   ) {
-    this.store = options.counters ?? new MemoryCounterStore();
+    this.store = options.counters ?? new MemoryCounterStore(options.sessions);
+    this.sessions = new SessionTable(options.sessions);
     if (options.asyncCounters) this.asyncCounters = options.asyncCounters;
     if (options.events) this.events = options.events;
     this.facts = new OccurrenceFacts(bundle.symbols);
@@ -265,7 +285,6 @@ class RuleEngine implements Engine {
     const pre = bundle.capability.coreAnchors['tool.pre_invoke'];
     if (pre !== undefined) this.preInvoke = pre;
     this.toolSlot = bundle.symbols.findIndex((s) => s.name === 'tool');
-    this.factNames = new Set(bundle.symbols.filter((s) => s.kind === 'fact').map((s) => s.name));
 
     const grouped = new Map<string, Rule[]>();
     for (const b of bundle.rules) {
@@ -334,129 +353,191 @@ class RuleEngine implements Engine {
   endSession(session: string): void {
     this.sessions.delete(session);
     this.counters.forget(session);
+    this.store.forgetSession?.(session);
   }
 
   decide(occ: Occurrence): Decision {
     this.checkInput(occ);
-    const decision = this.run(occ, this.store, this.events);
-    // [OAR-PROF-9] a tool call admitted at `tool.pre_invoke` becomes a step, after its own rules ran.
-    if (decision.decision !== 'block') {
-      const step = this.toolStep(occ);
-      if (step !== undefined) this.pushStep(occ.session ?? DEFAULT_SESSION, step);
-    }
-    return decision;
-  }
-
-  async decideAsync(input: Occurrence): Promise<Decision> {
-    const store = this.asyncCounters;
-    if (store === undefined) throw new Error('oarc: decideAsync needs an asyncCounters store in the engine options');
-    this.checkInput(input);
-    // Planning, evaluation and a re-evaluation after a failed write each start from a fresh fact
-    // cache: a lazy provider is still asked at most once for the occurrence ([OAR-FACT-11]).
-    const occ = this.memoizeProviders(input);
-    const session = occ.session ?? DEFAULT_SESSION;
-    // One batched read of every counter the selected rules may observe ([OAR-FIRE-6]). A read that
-    // fails leaves the snapshot empty: every rule that reads a counter then cannot be evaluated.
-    const keys = this.plannedKeys(occ);
-    let snapshot: SnapshotStore;
+    this.enter();
     try {
-      snapshot = new SnapshotStore(keys, keys.length === 0 ? [] : await store.readMany(keys));
-    } catch (e) {
-      snapshot = new SnapshotStore([], [], `the counter store could not be read: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    const published = new Set<string>();
-    const sink = this.events;
-    const recording: EventSink | undefined = sink && {
-      publish: (event) => {
-        sink.publish(event);
-        published.add(event.rule);
-      },
-    };
-    let decision = this.run(occ, snapshot, recording);
-    // [OAR-PROF-9] the step is read while the fact reader still holds this occurrence: other
-    // occurrences may be decided while the write below is in flight.
-    let step = this.toolStep(occ);
-    // One atomic batched write of the increments and resets, after the decision.
-    if (snapshot.pending.length > 0) {
-      try {
-        await store.applyMany(snapshot.pending);
-      } catch (e) {
-        // [OAR-FIRE-9] the increments were not applied: every rule that declared one cannot be
-        // evaluated. Decide again against a snapshot that refuses writes, so each takes its
-        // on_error; events already published for a rule are not published twice.
-        const refusing = new SnapshotStore(keys, snapshot.initial, undefined, `the counter store refused the write: ${e instanceof Error ? e.message : String(e)}`);
-        decision = this.run(occ, refusing, sink && { publish: (event) => void (published.has(event.rule) || sink.publish(event)) });
-        step = this.toolStep(occ);
+      const decision = this.run(occ, this.store, this.events, undefined);
+      // [OAR-PROF-9] a tool call admitted at `tool.pre_invoke` becomes a step, after its own rules ran.
+      if (decision.decision !== 'block') {
+        const step = this.toolStep(occ);
+        if (step !== undefined) this.pushStep(occ.session ?? DEFAULT_SESSION, step);
       }
+      return decision;
+    } finally {
+      this.busy = false;
     }
-    if (step !== undefined && decision.decision !== 'block') this.pushStep(session, step);
-    return decision;
   }
 
   /**
-   * The occurrence with each lazy fact provider wrapped to run at most once (its value or its
-   * failure kept); the occurrence itself when it has none.
+   * Deciding reuses one set of per-occurrence state (see `Occ`), so a decision cannot start while
+   * another is being evaluated — as it would if a lazy provider, a detector, a counter store or an
+   * event sink called `decide()`. That call is refused before it touches anything: the outer
+   * decision sees the provider (or detector, store, sink) fail with this error, and routes it to
+   * the rule's `on_error` like any other failure ([OAR-OPS-3]).
    */
-  private memoizeProviders(occ: Occurrence): Occurrence {
-    const facts = occ.facts;
-    if (facts === undefined) return occ;
-    let copy: Record<string, unknown> | undefined;
-    for (const name of Object.keys(facts)) {
-      const provider = facts[name];
-      if (typeof provider !== 'function' || !this.factNames.has(name)) continue;
-      copy ??= { ...facts };
-      let state = 0;
-      let kept: unknown;
-      copy[name] = () => {
-        if (state === 1) return kept;
-        if (state === 2) throw kept;
-        try {
-          kept = (provider as () => unknown)();
-          state = 1;
-        } catch (e) {
-          kept = e;
-          state = 2;
-          throw e;
-        }
-        return kept;
-      };
+  private enter(): void {
+    if (this.busy) {
+      throw new Error('oarc: decide() was called while this engine is evaluating another occurrence (from a fact provider, detector, counter store or event sink); decisions cannot nest — call decideAsync() to decide it after the current one, or use another engine');
     }
-    return copy === undefined ? occ : { ...occ, facts: copy };
+    this.busy = true;
+  }
+
+  decideAsync(occ: Occurrence): Promise<Decision> {
+    const store = this.asyncCounters;
+    if (store === undefined) return Promise.reject(new Error('oarc: decideAsync needs an asyncCounters store in the engine options'));
+    try {
+      this.checkInput(occ);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    // One session's decisions run one at a time, in call order, so that each observes the
+    // counters (and activity) its predecessors left: N concurrent calls decide exactly as N
+    // sequential ones would. A queued decision always starts from a later microtask, never inside
+    // its caller, so calling decideAsync from a provider or detector is safe: it waits its turn.
+    return this.queue.run(occ.session ?? DEFAULT_SESSION, () => this.decideShared(store, occ));
+  }
+
+  /**
+   * One decision against a counter store behind a network ([OAR-FIRE-6]): plan, read once,
+   * evaluate against the snapshot, write once. Against a versioned store the write is applied only
+   * if the session's counters are still those read; if another replica moved them meanwhile, the
+   * occurrence is read and evaluated again (at most `MAX_ATTEMPTS` times), so decisions across
+   * replicas are serialisable too. Lazy providers are asked at most once across every evaluation
+   * ([OAR-FACT-11]): their results are kept in `memo`.
+   */
+  private async decideShared(store: AsyncCounterStore, occ: Occurrence): Promise<Decision> {
+    const session = occ.session ?? DEFAULT_SESSION;
+    const memo: ProviderMemo = new Map();
+    this.enter();
+    let plan: Plan;
+    try {
+      plan = this.plannedKeys(occ, memo);
+    } finally {
+      this.busy = false;
+    }
+    const keys = plan.keys;
+    const versioned = isVersioned(store) ? store : undefined;
+    // [OAR-PROF-9] a store that shares activity windows holds the session's steps for every
+    // replica: read with the counters when a selected flow rule needs it, appended with the writes.
+    const windowSize = this.bundle.capability.activityWindow;
+    const shares = versioned?.sharesActivity === true && windowSize > 0;
+    const readWindow = shares && plan.flow && occ.recentActivity === undefined ? windowSize : 0;
+    // An event is published once per rule and occurrence, however often the occurrence is
+    // evaluated: a later evaluation does not publish again what an earlier one did.
+    const published = new Set<string>();
+    const sink = this.events;
+    const attemptSink = (): EventSink | undefined => {
+      if (sink === undefined) return undefined;
+      const before = new Set(published);
+      return {
+        publish: (event) => {
+          if (!before.has(event.rule)) sink.publish(event);
+          published.add(event.rule);
+        },
+      };
+    };
+    for (let attempt = 1; ; attempt++) {
+      // One batched read of every counter the selected rules may observe (and the shared window).
+      // A read that fails leaves the snapshot empty: every rule that reads a counter then cannot
+      // be evaluated.
+      let snapshot: SnapshotStore;
+      let version = '';
+      let window: readonly string[] | Raise | undefined;
+      try {
+        if (keys.length === 0 && readWindow === 0) snapshot = new SnapshotStore(keys, []);
+        else if (versioned !== undefined) {
+          const read = await versioned.readVersioned(session, keys, readWindow);
+          version = read.version;
+          window = read.activity;
+          snapshot = new SnapshotStore(keys, read.values);
+        } else snapshot = new SnapshotStore(keys, await store.readMany(keys));
+      } catch (e) {
+        await macrotask();
+        snapshot = new SnapshotStore([], [], `the counter store could not be read: ${describeThrown(e)}`);
+        // [OAR-OPS-3] a flow rule whose window could not be read cannot be evaluated either.
+        if (readWindow > 0) window = new Raise('provider_failure', `the activity window could not be read: ${describeThrown(e)}`);
+      }
+      const [decision, step] = this.evaluateShared(occ, snapshot, attemptSink(), memo, window);
+      const shared = shares && step !== undefined && decision.decision !== 'block' ? { tool: step, window: windowSize } : undefined;
+      if (snapshot.pending.length === 0 && shared === undefined) return this.admitted(session, decision, step);
+      // One atomic batched write of the increments and resets (and the step), after the decision.
+      let refused: string;
+      try {
+        if (versioned === undefined) {
+          await store.applyMany(snapshot.pending);
+          return this.admitted(session, decision, step);
+        }
+        if (await versioned.applyIfUnchanged(session, version, snapshot.pending, shared)) return this.admitted(session, decision, step);
+        if (attempt < MAX_ATTEMPTS) continue;
+        refused = `the session's counters changed under each of ${MAX_ATTEMPTS} attempts (other replicas deciding for the same session)`;
+      } catch (e) {
+        await macrotask();
+        refused = describeThrown(e);
+      }
+      if (snapshot.pending.length === 0) return this.admitted(session, decision, step); // only the shared step was lost
+      // [OAR-FIRE-9] the increments were not applied: every rule that declared one cannot be
+      // evaluated. Decide again against a snapshot that refuses writes, so each takes its on_error.
+      const refusing = new SnapshotStore(keys, snapshot.initial, undefined, `the counter store refused the write: ${refused}`);
+      const [after, stepAfter] = this.evaluateShared(occ, refusing, attemptSink(), memo, window);
+      return this.admitted(session, after, stepAfter);
+    }
+  }
+
+  /** One synchronous evaluation for `decideShared`, and the tool step it would record. */
+  private evaluateShared(occ: Occurrence, snapshot: SnapshotStore, sink: EventSink | undefined, memo: ProviderMemo, window: readonly string[] | Raise | undefined): [Decision, string | undefined] {
+    this.enter();
+    try {
+      const decision = this.run(occ, snapshot, sink, memo, window);
+      // [OAR-PROF-9] the step is read while the fact reader still holds this occurrence: other
+      // occurrences may be decided while the write is in flight.
+      return [decision, this.toolStep(occ)];
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** [OAR-PROF-9] record the admitted tool step, and return the decision. */
+  private admitted(session: string, decision: Decision, step: string | undefined): Decision {
+    if (step !== undefined && decision.decision !== 'block') this.pushStep(session, step);
+    return decision;
   }
 
   /** The tool step `occ` would record ([OAR-PROF-9]), read from the current fact reader. */
   private toolStep(occ: Occurrence): string | undefined {
     if (this.bundle.capability.activityWindow === 0 || occ.anchor !== this.preInvoke) return undefined;
-    let tool: unknown = occ.toolCall?.name;
-    if (this.toolSlot >= 0) {
-      // [OAR-FACT-11] the occurrence's own observation: the facts a detector produced for the
-      // last rule presented are local to that rule and must not become the step.
-      this.facts.overlay = null;
-      try {
+    let tool: unknown;
+    try {
+      if (this.toolSlot >= 0) {
+        // [OAR-FACT-11] the occurrence's own observation: the facts a detector produced for the
+        // last rule presented are local to that rule and must not become the step.
+        this.facts.overlay = null;
         tool = this.facts.fact(this.toolSlot);
-      } catch {
-        return undefined; // a tool name that cannot be observed is no step
-      }
+      } else tool = occ.toolCall?.name;
+    } catch {
+      return undefined; // a tool name that cannot be observed is no step
     }
     return typeof tool === 'string' && tool !== '' ? tool : undefined;
   }
 
   private pushStep(session: string, tool: string): void {
     const window = this.bundle.capability.activityWindow;
-    let steps = this.sessions.get(session);
-    if (steps === undefined) this.sessions.set(session, (steps = []));
+    const steps = this.sessions.get(session) ?? this.sessions.add(session, []);
     steps.push(tool);
     while (steps.length > window) steps.shift();
   }
 
   /** Evaluate one occurrence against `store` (reads, then writes after the decision) and `sink`. */
-  private run(occ: Occurrence, store: CounterStore, sink: EventSink | undefined): Decision {
+  private run(occ: Occurrence, store: CounterStore, sink: EventSink | undefined, memo: ProviderMemo | undefined, window?: readonly string[] | Raise): Decision {
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     this.counters.start(store, session);
-    this.facts.reset(occ, anchorValue, this.counters);
+    this.facts.reset(occ, anchorValue, this.counters, memo);
     const candidates = this.byAnchor.get(occ.anchor);
-    const run = this.occurrence.start(occ, session, anchorValue, sink);
+    const run = this.occurrence.start(occ, session, anchorValue, sink, window);
     if (candidates !== undefined) run.evaluate(this.order(this.select(candidates, run), candidates.reorders));
     return run.finish();
   }
@@ -468,14 +549,14 @@ class RuleEngine implements Engine {
    * for a substitute whose copy an `on_error` block may render. A scope fact that cannot be read is
    * left out: the rule that needs it fails on that read, before it would reach the store.
    */
-  private plannedKeys(occ: Occurrence): CounterKey[] {
+  private plannedKeys(occ: Occurrence, memo: ProviderMemo): Plan {
     const candidates = this.byAnchor.get(occ.anchor);
-    if (candidates === undefined) return [];
+    if (candidates === undefined) return { keys: [], flow: false };
     const session = occ.session ?? DEFAULT_SESSION;
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     const planning = new SnapshotStore([], []);
     this.counters.start(planning, session);
-    this.facts.reset(occ, anchorValue, this.counters);
+    this.facts.reset(occ, anchorValue, this.counters, memo);
     const probe = this.occurrence.start(occ, session, anchorValue, undefined);
     const keys = new Map<string, CounterKey>();
     const add = (qid: string) => {
@@ -489,14 +570,16 @@ class RuleEngine implements Engine {
       keys.set(counterKeyString(cell.key), cell.key);
     };
     const selected = this.select(candidates, probe);
+    let flow = false;
     for (let i = 0; i < selected.n; i++) {
       const r = selected.items[i] as Rule;
+      if (r.b.flow !== undefined) flow = true;
       if (r.b.readsCounters || r.b.onFire.some((a) => a !== 'publish_event')) add(r.qid);
       for (const t of r.b.counterReads) add(t);
       const sub = typeof r.b.onError === 'object' ? this.byQid.get(r.b.onError.rule) : undefined;
       if (sub !== undefined && sub.b.readsCounters) add(sub.qid);
     }
-    return [...keys.values()];
+    return { keys: [...keys.values()], flow };
   }
 
   /**
@@ -595,7 +678,7 @@ function anyIn(list: readonly string[], values: readonly string[]): boolean {
 }
 
 function toRaise(e: unknown): Raise {
-  return e instanceof Raise ? e : new Raise('provider_failure', e instanceof Error ? e.message : String(e));
+  return isRaise(e) ? e : new Raise('provider_failure', describeThrown(e));
 }
 
 const EMPTY_ORDER: readonly Rule[] = [];
@@ -635,6 +718,10 @@ class Occ {
   /** Index of the rule whose failure produced an `on_error` block, or -1. */
   private errorAt = -1;
   private window: readonly string[] = [];
+  /** The session's window as the shared store holds it (`decideAsync`), or why it could not be read. */
+  private shared: readonly string[] | Raise | undefined = undefined;
+  /** Why the occurrence's explicit activity window cannot be read, if it cannot: its `flow` rules fail. */
+  private windowError: Raise | undefined = undefined;
 
   /** The resolved decision ([OAR-EVAL-6]), set by `resolve`. */
   private effect: DecisionEffect = 'none';
@@ -654,8 +741,9 @@ class Occ {
   ) {}
 
   /** Forget the previous occurrence and start this one. */
-  start(occ: Occurrence, session: string, anchorValue: string, sink: EventSink | undefined): this {
+  start(occ: Occurrence, session: string, anchorValue: string, sink: EventSink | undefined, shared?: readonly string[] | Raise): this {
     this.occ = occ;
+    this.shared = shared;
     this.session = session;
     this.anchorValue = anchorValue;
     this.sink = sink;
@@ -682,7 +770,17 @@ class Occ {
     reuse(this.spans, n, undefined);
     reuse(this.detections, n, undefined);
     reuse(this.suppressedBy, n, -1);
-    this.window = this.occ.recentActivity ?? this.engine.activity(this.session);
+    const explicit = this.occ.recentActivity;
+    this.windowError = undefined;
+    const shared = this.shared;
+    if (explicit === undefined) {
+      if (isRaise(shared)) this.windowError = shared;
+      this.window = shared === undefined ? this.engine.activity(this.session) : isRaise(shared) ? NO_STEPS : shared;
+    } else {
+      const w = readWindow(explicit);
+      if (isRaise(w)) this.windowError = w;
+      this.window = isRaise(w) ? NO_STEPS : w;
+    }
     this.run(0);
   }
 
@@ -700,7 +798,7 @@ class Occ {
       }
       const monitor = r.b.enforcement === 'monitor';
       const result = this.selectorErrors.get(r) ?? (this.lateFailures.size > 0 ? this.lateFailures.get(k) : undefined) ?? this.test(r, k, window);
-      if (result instanceof Raise) {
+      if (isRaise(result)) {
         // [OAR-EVAL-10] a monitor rule that raises is recorded; its on_error is not applied.
         if (monitor) {
           this.outcome[k] = 'monitored_errored';
@@ -741,18 +839,23 @@ class Occ {
     f.ruleScope = r.scope;
     f.overlay = null;
     // [OAR-EVAL-3] flow is tested before when, and when is not evaluated if flow did not match.
-    if (r.b.flow !== undefined && !flowMatches(r.b.flow, window)) return false;
+    if (r.b.flow !== undefined) {
+      if (this.windowError !== undefined) return this.windowError;
+      if (!flowMatches(r.b.flow, window)) return false;
+    }
     if (r.detector !== undefined) {
       let produced = this.detections[k];
       if (produced === undefined) {
         try {
           produced = r.detector({ ref: r.b.detector as string, rule: r.qid, anchor: this.anchorValue, occurrence: this.occ, facts: f });
+          // What a detector returns is read as facts by name: anything but an object is a failure.
+          if (typeof produced !== 'object' || produced === null) produced = new Raise('provider_failure', `detector ${r.b.detector} returned ${describe(produced)}, not an object of facts`);
         } catch (e) {
-          produced = new Raise('provider_failure', `detector ${r.b.detector} failed: ${e instanceof Error ? e.message : String(e)}`);
+          produced = new Raise('provider_failure', `detector ${r.b.detector} failed: ${describeThrown(e)}`);
         }
         this.detections[k] = produced;
       }
-      if (produced instanceof Raise) return produced;
+      if (isRaise(produced)) return produced;
       this.overlays[k] = f.overlay = produced;
     }
     if (r.b.when === undefined) return true;
@@ -878,8 +981,8 @@ class Occ {
       }
     } catch (e) {
       // A counter scope that cannot be read is the fact failure it is ([OAR-FACT-26]), not a store's.
-      if (e instanceof Raise) return e;
-      return new Raise('provider_failure', `side-effect of ${r.qid} could not be applied: ${e instanceof Error ? e.message : String(e)}`);
+      if (isRaise(e)) return e;
+      return new Raise('provider_failure', `side-effect of ${r.qid} could not be applied: ${describeThrown(e)}`);
     }
     return undefined;
   }
@@ -1035,6 +1138,26 @@ class Occ {
     }
     if (this.occ.content === undefined) return;
     d.content = applyTransformsInto(this.occ.content, list, d.skippedTransforms);
+  }
+}
+
+/**
+ * An explicit activity window ([OAR-PROF-9], [OAR-CONF-40]) as a plain array of step names, or the
+ * raise its `flow` rules take: a host value that is not a list of strings is wrong-typed, and one
+ * that throws while read (a getter, a Proxy) is a provider failure ([OAR-OPS-3]).
+ */
+function readWindow(w: unknown): readonly string[] | Raise {
+  try {
+    if (!Array.isArray(w)) return new Raise('wrong_type', `recent_activity: expected list<string>, got ${describe(w)}`);
+    const steps: string[] = [];
+    for (let i = 0; i < w.length; i++) {
+      const step: unknown = w[i];
+      if (typeof step !== 'string') return new Raise('wrong_type', `recent_activity[${i}]: expected string, got ${describe(step)}`);
+      steps.push(step);
+    }
+    return steps;
+  } catch (e) {
+    return new Raise('provider_failure', `recent_activity could not be read: ${describeThrown(e)}`);
   }
 }
 

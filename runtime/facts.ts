@@ -9,6 +9,7 @@
  */
 import type { FactSymbol, FunctionSymbol, SymbolTable } from './types.js';
 import { Raise } from './raise.js';
+import { describeThrown } from './thrown.js';
 import { checkValue, zeroValue, type Value } from './values.js';
 
 export interface FactReader {
@@ -56,7 +57,7 @@ export class ObjectFactReader implements FactReader {
       try {
         result = (impl as ObservationFn)(arg);
       } catch (e) {
-        throw new Raise('provider_failure', `function ${sym.name} failed: ${String(e)}`);
+        throw new Raise('provider_failure', `function ${sym.name} failed: ${describeThrown(e)}`);
       }
     } else {
       result = impl;

@@ -13,7 +13,8 @@ import type { BundleSymbol } from './bundle.js';
 import type { FactReader } from './facts.js';
 import { ZERO_COUNTERS, type CounterValues } from './counters.js';
 import type { FactType } from './types.js';
-import { Raise } from './raise.js';
+import { Raise, isRaise } from './raise.js';
+import { describeThrown } from './thrown.js';
 import { checkValue, isMap, mapGet, zeroValue, type OarMap } from './values.js';
 import { asInt } from './int64.js';
 import { cpLength } from './strings.js';
@@ -58,6 +59,9 @@ export interface CounterContext {
   read(rule: string, scope: string | undefined): CounterValues;
 }
 
+/** What each lazy provider of an occurrence produced, by fact name: its value, or its failure. */
+export type ProviderMemo = Map<string, { failed: boolean; value: unknown }>;
+
 const hasOwn = Object.prototype.hasOwnProperty;
 const UNSET = 0;
 const VALUE = 1;
@@ -83,6 +87,7 @@ export class OccurrenceFacts implements FactReader {
    */
   unavailable: { readonly ref: string; readonly slots: Uint8Array } | null = null;
   counters: CounterContext | null = null;
+  private memo: ProviderMemo | undefined = undefined;
   private readonly special: {
     fireCount: number; breakerCount: number; fireCountOf: number; breakerCountOf: number; anchor: number;
   };
@@ -105,9 +110,13 @@ export class OccurrenceFacts implements FactReader {
     this.derivedFn = derivedFunctions(slot);
   }
 
-  /** Start a new occurrence: forget every cached value. */
-  reset(occ: Occurrence, anchorValue: string, counters: CounterContext): void {
+  /**
+   * Start a new occurrence: forget every cached value. `memo` keeps what lazy providers produced
+   * for the occurrence across several evaluations of it (`decideAsync`).
+   */
+  reset(occ: Occurrence, anchorValue: string, counters: CounterContext, memo?: ProviderMemo): void {
     this.occ = occ;
+    this.memo = memo;
     this.anchorValue = anchorValue;
     this.counters = counters;
     this.state.fill(UNSET);
@@ -130,22 +139,15 @@ export class OccurrenceFacts implements FactReader {
     // 5.3: `anchor` is a property of the occurrence, the same for every rule — no detector
     // observation can change it.
     if (slot === sp.anchor) return this.anchorValue;
-    if (this.overlay !== null) {
-      const name = this.bySlotName[slot] as string;
-      if (hasOwn.call(this.overlay, name)) {
-        return checkValue(this.typeOf(slot), this.overlay[name], `detector fact ${name}`);
+    if (this.overlay !== null || this.unavailable !== null) {
+      // Host objects (a detector's result, the facts map) may be Proxies or carry getters: whatever
+      // they throw is this fact's provider failure ([OAR-OPS-3]), never an exception out of decide.
+      try {
+        const v = this.fromOverlay(slot);
+        if (v !== undefined) return v;
+      } catch (e) {
+        throw isRaise(e) ? e : new Raise('provider_failure', `fact ${this.bySlotName[slot]}: ${describeThrown(e)}`);
       }
-      // [OAR-FACT-11] a fact oarc derives from other facts (content_contains_untrusted from
-      // content_trust_tiers, …) may rest on what this rule's detector produced: derive it for this
-      // rule alone, never through the occurrence cache, so it neither leaks to a later rule nor
-      // hides the detector's observation behind a value cached for an earlier one.
-      const derived = this.derivedFact.get(slot);
-      const facts = this.occ.facts;
-      if (derived !== undefined && !(facts !== undefined && hasOwn.call(facts, name))) return derived(this);
-    }
-    const unavailable = this.unavailable;
-    if (unavailable !== null && unavailable.slots[slot] === 1 && !this.hostSupplies(slot)) {
-      throw new Raise('provider_failure', `fact ${this.bySlotName[slot]} is unavailable: detector ${unavailable.ref} produced no observations`);
     }
     const st = this.state[slot];
     if (st === VALUE) return this.cache[slot];
@@ -156,11 +158,34 @@ export class OccurrenceFacts implements FactReader {
       this.state[slot] = VALUE;
       return v;
     } catch (e) {
-      const raise = e instanceof Raise ? e : new Raise('provider_failure', `fact ${this.bySlotName[slot]}: ${String(e)}`);
+      const raise = isRaise(e) ? e : new Raise('provider_failure', `fact ${this.bySlotName[slot]}: ${describeThrown(e)}`);
       this.cache[slot] = raise;
       this.state[slot] = FAILED;
       throw raise;
     }
+  }
+
+  /**
+   * The fact as the current rule's detector observed it ([OAR-FACT-11]), undefined when the
+   * occurrence's own observation applies; raises when the fact is unavailable ([OAR-COPY-11]).
+   */
+  private fromOverlay(slot: number): unknown {
+    const name = this.bySlotName[slot] as string;
+    if (this.overlay !== null) {
+      if (hasOwn.call(this.overlay, name)) return checkValue(this.typeOf(slot), this.overlay[name], `detector fact ${name}`);
+      // [OAR-FACT-11] a fact oarc derives from other facts (content_contains_untrusted from
+      // content_trust_tiers, …) may rest on what this rule's detector produced: derive it for this
+      // rule alone, never through the occurrence cache, so it neither leaks to a later rule nor
+      // hides the detector's observation behind a value cached for an earlier one.
+      const derived = this.derivedFact.get(slot);
+      const facts = this.occ.facts;
+      if (derived !== undefined && !(facts !== undefined && hasOwn.call(facts, name))) return derived(this);
+    }
+    const unavailable = this.unavailable;
+    if (unavailable !== null && unavailable.slots[slot] === 1 && !this.hostSupplies(slot)) {
+      throw new Raise('provider_failure', `fact ${name} is unavailable: detector ${unavailable.ref} produced no observations`);
+    }
+    return undefined;
   }
 
   call(slot: number, arg: unknown): unknown {
@@ -172,18 +197,20 @@ export class OccurrenceFacts implements FactReader {
       return slot === sp.fireCountOf ? v.fire_count : v.breaker_count;
     }
     const sym = this.symbols[slot] as Extract<BundleSymbol, { kind: 'function' }>;
+    try {
+      return this.observe(sym, slot, arg);
+    } catch (e) {
+      throw isRaise(e) ? e : new Raise('provider_failure', `function ${sym.name} failed: ${describeThrown(e)}`);
+    }
+  }
+
+  /** An observation function's result: the host's implementation, a derived one, or the zero. */
+  private observe(sym: Extract<BundleSymbol, { kind: 'function' }>, slot: number, arg: unknown): unknown {
     const name = sym.name;
     const source = this.overlay !== null && hasOwn.call(this.overlay, name) ? this.overlay : this.occ.facts;
     if (source !== undefined && hasOwn.call(source, name)) {
       const impl = source[name];
-      let result: unknown = impl;
-      if (typeof impl === 'function') {
-        try {
-          result = (impl as (a: unknown) => unknown)(arg);
-        } catch (e) {
-          throw new Raise('provider_failure', `function ${name} failed: ${String(e)}`);
-        }
-      }
+      const result: unknown = typeof impl === 'function' ? (impl as (a: unknown) => unknown)(arg) : impl;
       if (result !== undefined) return checkValue(sym.result, result, `function ${name}`);
     }
     const derived = this.derivedFn.get(slot);
@@ -227,17 +254,30 @@ export class OccurrenceFacts implements FactReader {
     const type = this.typeOf(slot);
     if (facts !== undefined && hasOwn.call(facts, name)) {
       let v = facts[name];
-      if (typeof v === 'function') {
-        try {
-          v = (v as () => unknown)();
-        } catch (e) {
-          throw new Raise('provider_failure', `provider of fact ${name} failed: ${String(e)}`);
-        }
-      }
+      if (typeof v === 'function') v = this.provide(name, v as () => unknown);
       if (v !== undefined) return checkValue(type, v, `fact ${name}`);
     }
     const derived = this.derivedFact.get(slot);
     return derived ? derived(this) : zeroValue(type);
+  }
+
+  /**
+   * Ask a lazy provider ([OAR-FACT-11]): at most once per occurrence, even across the fact caches
+   * of the several evaluations `decideAsync` may make of it (its `memo`).
+   */
+  private provide(name: string, provider: () => unknown): unknown {
+    const memo = this.memo;
+    let kept = memo?.get(name);
+    if (kept === undefined) {
+      try {
+        kept = { failed: false, value: provider() };
+      } catch (e) {
+        kept = { failed: true, value: new Raise('provider_failure', `provider of fact ${name} failed: ${describeThrown(e)}`) };
+      }
+      memo?.set(name, kept);
+    }
+    if (kept.failed) throw kept.value;
+    return kept.value;
   }
 
   /** Does the occurrence itself observe the fact in `slot` (supplied by the host, or derived from what it supplied)? */
@@ -276,11 +316,14 @@ function derivedFacts(slot: (name: string) => number): Map<number, (self: Occurr
   // [OAR-FACT-28] the adapter's digest of the tool call; an absent tool call has an empty one.
   at('tool_args_fingerprint', (o) => {
     const t = o.occurrence.toolCall;
-    return t === undefined ? '' : toolArgsFingerprint(t.name, t.arguments ?? {});
+    if (t === undefined) return '';
+    const args = t.arguments;
+    return toolArgsFingerprint(checkValue('string', t.name, 'tool_call.name') as string, args === undefined ? {} : checkValue('map', args, 'tool_call.arguments'));
   });
+  // The same check on both back ends: content that is not a string is a wrong-typed observation.
   at('content_length', (o) => {
     const c = o.occurrence.content;
-    return c === undefined ? 0 : cpLength(c);
+    return c === undefined ? 0 : cpLength(checkValue('string', c, 'content') as string);
   });
   const tiers = slot('content_trust_tiers');
   at('content_contains_untrusted', (o) => (tiers >= 0 ? (o.fact(tiers) as string[]).includes('untrusted') : false));

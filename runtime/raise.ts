@@ -26,6 +26,8 @@ export const RAISE_CLAUSE: Readonly<Record<RaiseCode, string>> = {
 
 export class Raise {
   readonly clause: string;
+  /** A brand, so a raise is told from a host value without running host code (see `isRaise`). */
+  readonly #raise = true;
   constructor(
     readonly code: RaiseCode,
     readonly message: string,
@@ -35,8 +37,17 @@ export class Raise {
   toString(): string {
     return `${this.message} [${this.clause}]`;
   }
+
+  /** `isRaise` (a static member, so it can test the private brand). */
+  static is(x: unknown): x is Raise {
+    return typeof x === 'object' && x !== null && #raise in x && x.#raise;
+  }
 }
 
+/**
+ * Is `x` a raise? Unlike `instanceof`, which runs a Proxy's `getPrototypeOf` trap, a brand check
+ * runs no host code: a host may throw anything, and telling what it threw must not throw again.
+ */
 export function isRaise(x: unknown): x is Raise {
-  return x instanceof Raise;
+  return Raise.is(x);
 }

@@ -5,8 +5,21 @@
  *   `<qid>#<scope>` spelling of [OAR-CONF-33]; the session, hex-encoded, is the hash tag, so every
  *   counter of a session lives in one cluster slot and the atomic write can touch them all. The
  *   value is a hash with `f` (fire_count) and `b` (breaker_count), and `rf` / `rb`, how often each
- *   was reset (used only to undo a write, below).
- * - Reads: one pipeline of HMGET, one round trip. Writes: one EVAL of a Lua script applying every
+ *   was reset (used only to undo a write, below). Keys are bytes, the WTF-8 encoding of the
+ *   strings: lossless, so sessions or scope values that differ only in a lone surrogate are
+ *   different keys (UTF-8 would turn both into U+FFFD).
+ * - Serialisable decisions across replicas: each session has a version (`<prefix>{<hex>}!v`) that
+ *   every write moves. Reads are one MULTI (atomic, one round trip) of the version and the
+ *   counters; the write script applies its ops only if the version is still the one read — else
+ *   it applies nothing and the engine reads and evaluates again ([OAR-FIRE-6]).
+ * - Lost data is detected: `<prefix>epoch` holds the store's epoch id and a write sequence the
+ *   write script advances. Every read and write checks the id against the one this store first
+ *   saw, and every read checks the sequence is not below the highest this store has seen written:
+ *   an empty restart (a new or missing id) or a restore of older data (a lower sequence) makes
+ *   every counter read and write fail — the rules that need counters take `on_error` — until an
+ *   operator calls `acknowledgeDataLoss()` ([OAR-FIRE-9]: counters silently back at zero would
+ *   report breakers that never advanced).
+ * - Reads: one MULTI of HMGETs, one round trip. Writes: one EVAL of a Lua script applying every
  *   increment and reset in order, atomically — it reads and checks every counter before it writes
  *   any, so a script error leaves nothing half-applied (Redis does not roll a script back) — and
  *   refreshing the idle-session TTL.
@@ -26,8 +39,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
-import type { AsyncCounterStore } from './async-counters.js';
+import type { SharedStep, VersionedCounterStore, VersionedRead } from './async-counters.js';
 import { counterName, type CounterKey, type CounterOp, type CounterValues } from './counters.js';
+import { utf8Decode, utf8Encode } from './sha256.js';
 
 /**
  * ioredis is an optional peer dependency: a host that only decides, or keeps counters in memory,
@@ -64,18 +78,30 @@ export interface RedisCounterStoreOptions {
   markerTtlSeconds?: number;
   /** Per-command timeout in milliseconds; default 500. */
   timeoutMs?: number;
+  /**
+   * Keep sessions' activity windows in Redis, read with the counters and appended with their
+   * writes, so `flow` rules see one window across replicas ([OAR-PROF-9]). Default true; false
+   * keeps each replica's own window and saves the write of a step at occurrences that count
+   * nothing.
+   */
+  shareActivity?: boolean;
 }
 
 /**
- * KEYS: the counter keys, then the store's write record for the session. ARGV: TTL, record TTL,
- * write id, low-water mark (every write of this store below it has a known outcome), then
- * (key index, action) pairs in application order ([OAR-FIRE-8]).
+ * KEYS: the counter keys, then the store's write record for the session, the session's version,
+ * its activity window, the epoch. ARGV: TTL, record TTL, write id, low-water mark (every write of
+ * this store below it has a known outcome), expected version ('' for none), expected epoch id,
+ * the tool step to append ('' for none), the window size, then (key index, action) pairs in
+ * application order ([OAR-FIRE-8]). Returns {status, sequence}: 1 applied, 0
+ * fenced, -1 the version moved, -2 the epoch is not the expected one; nothing is written unless 1.
  */
 const APPLY = `
-local n = #KEYS - 1
-local mk = KEYS[#KEYS]
+local n = #KEYS - 4
+local mk, vk, ak, ek = KEYS[n + 1], KEYS[n + 2], KEYS[n + 3], KEYS[n + 4]
 local id = ARGV[3]
-if redis.call('HEXISTS', mk, id) == 1 then return 0 end
+if redis.call('HGET', ek, 'id') ~= ARGV[6] then return {-2, 0} end
+if redis.call('HEXISTS', mk, id) == 1 then return {0, 0} end
+if ARGV[5] ~= '' and (redis.call('GET', vk) or '0') ~= ARGV[5] then return {-1, 0} end
 local f, b, rf, rb, f0, b0 = {}, {}, {}, {}, {}, {}
 for i = 1, n do
   local v = redis.call('HMGET', KEYS[i], 'f', 'b', 'rf', 'rb')
@@ -85,7 +111,7 @@ for i = 1, n do
   end
   f0[i] = f[i]; b0[i] = b[i]
 end
-for j = 5, #ARGV, 2 do
+for j = 9, #ARGV, 2 do
   local i = tonumber(ARGV[j])
   local a = ARGV[j + 1]
   if a == 'increment_counter' then f[i] = f[i] + 1
@@ -104,28 +130,60 @@ local low = tonumber(ARGV[4])
 for _, w in ipairs(redis.call('HKEYS', mk)) do
   if tonumber(w) < low then redis.call('HDEL', mk, w) end
 end
+redis.call('INCR', vk)
+if ARGV[7] ~= '' then
+  redis.call('RPUSH', ak, ARGV[7])
+  redis.call('LTRIM', ak, -tonumber(ARGV[8]), -1)
+end
 local ttl = tonumber(ARGV[1])
 if ttl > 0 then
   for i = 1, n do redis.call('EXPIRE', KEYS[i], ttl) end
+  redis.call('EXPIRE', vk, ttl)
+  if ARGV[7] ~= '' then redis.call('EXPIRE', ak, ttl) end
 end
 redis.call('EXPIRE', mk, tonumber(ARGV[2]))
-return 1
+return {1, redis.call('HINCRBY', ek, 'seq', 1)}
+`;
+
+/**
+ * One atomic read. KEYS: the epoch, the session's version, its activity window, the counter keys.
+ * ARGV: how many of the window's last steps to read (0: none). Returns a flat array (Lua arrays
+ * cannot hold nil, so a missing value is ''): epoch id, write sequence, version, the number of
+ * steps, the steps, then `f`, `b` of each counter. A script rather than MULTI: a server past its
+ * memory limit refuses to queue even a read inside MULTI, while a script that writes nothing runs.
+ */
+const READ = `
+local e = redis.call('HMGET', KEYS[1], 'id', 'seq')
+local out = {e[1] or '', e[2] or '0', redis.call('GET', KEYS[2]) or '0'}
+local steps = {}
+local want = tonumber(ARGV[1])
+if want > 0 then steps = redis.call('LRANGE', KEYS[3], -want, -1) end
+out[#out + 1] = tostring(#steps)
+for _, s in ipairs(steps) do out[#out + 1] = s end
+for i = 4, #KEYS do
+  local v = redis.call('HMGET', KEYS[i], 'f', 'b')
+  out[#out + 1] = v[1] or ''
+  out[#out + 1] = v[2] or ''
+end
+return out
 `;
 
 /**
  * Resolve a doubtful write. KEYS: as the write had them. ARGV: write id, record TTL. A write that
  * never ran is fenced (`x`) so it never will; one that ran is undone (`u`), counter by counter,
- * unless that counter was reset since (its reset count moved on). Idempotent: a resolution that
- * timed out may have run, and is simply sent again. Returns 1 if the write had run, else 0.
+ * unless that counter was reset since (its reset count moved on), and the undo moves the session's
+ * version like any write. A tool step the write appended stays: the call was admitted. Idempotent: a resolution that timed out may have run, and is simply sent
+ * again. Returns 1 if the write had run, else 0.
  */
 const RESOLVE = `
-local mk = KEYS[#KEYS]
+local mk, vk = KEYS[#KEYS - 3], KEYS[#KEYS - 2]
 local v = redis.call('HGET', mk, ARGV[1])
 if v == 'x' then return 0 end
 if v == 'u' then return 1 end
 redis.call('HSET', mk, ARGV[1], v == false and 'x' or 'u')
 redis.call('EXPIRE', mk, tonumber(ARGV[2]))
 if v == false then return 0 end
+redis.call('INCR', vk)
 for i, df, db, rf, rb in string.gmatch(v, '(%d+) (%-?%d+) (%-?%d+) (%d+) (%d+)') do
   local k = KEYS[tonumber(i)]
   if redis.call('EXISTS', k) == 1 then
@@ -139,12 +197,32 @@ return 1
 
 const OFFLINE = "Stream isn't writeable";
 
+/** The WTF-8 bytes of a string: UTF-8, with a lone surrogate encoded as its own code point. */
+function wtf8(s: string): Buffer {
+  const b = utf8Encode(s);
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
+function fromWtf8(b: Buffer): string {
+  return utf8Decode(b, 0, b.length);
+}
+
 function hex(s: string): string {
-  return Buffer.from(s, 'utf8').toString('hex');
+  return wtf8(s).toString('hex');
+}
+
+/** A store whose data was lost: every counter read and write fails until an operator acknowledges it. */
+export class CounterDataLoss extends Error {
+  override readonly name = 'CounterDataLoss';
 }
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function lossMessage(l: DataLoss): string {
+  const found = l.found.id === null ? 'no epoch (the server restarted empty or was flushed)' : l.found.id !== l.expected.id ? `epoch ${l.found.id}` : `write sequence ${l.found.seq}, below the ${l.expected.seq} already acknowledged (older data was restored)`;
+  return `the counter store lost data: it held epoch ${l.expected.id} and now holds ${found}; counters stay unavailable until an operator calls acknowledgeDataLoss()`;
 }
 
 /** Did the command certainly not run? Never sent, or answered with an error by the server. */
@@ -154,20 +232,33 @@ function certainlyNotApplied(e: unknown): boolean {
 }
 
 interface Doubtful {
-  keys: string[];
+  keys: Buffer[];
 }
 
-export class RedisCounterStore implements AsyncCounterStore {
+/** What `dataLoss` reports: the epoch this store knew, and what it found instead. */
+export interface DataLoss {
+  readonly expected: { id: string; seq: number };
+  readonly found: { id: string | null; seq: number };
+  readonly at: Date;
+}
+
+export class RedisCounterStore implements VersionedCounterStore {
   readonly redis: Redis;
   /** This store's id in write records; one per store instance (one per replica process). */
   readonly id = randomBytes(6).toString('hex');
   private readonly prefix: string;
+  private readonly prefixBytes: Buffer;
+  private readonly epochKey: Buffer;
   private readonly ttl: number;
   private readonly markerTtl: number;
   /** Network round trips made: one per non-empty read batch, one per non-empty write batch. */
   roundTrips = 0;
   /** Doubtful writes resolved so far: `undone` had run and were reverted, `fenced` had not. */
   readonly resolutions = { undone: 0, fenced: 0 };
+  /** Writes the version check turned back because another writer moved the session first. */
+  conflicts = 0;
+  /** Sessions' activity windows live in Redis, so every replica's `flow` rules see one window. */
+  readonly sharesActivity: boolean;
   /** The last connection error the client reported (they are not printed). */
   lastError: Error | undefined;
   private seq = 0;
@@ -177,6 +268,11 @@ export class RedisCounterStore implements AsyncCounterStore {
   private resolving = false;
   private closed = false;
   private waiters: (() => void)[] = [];
+  /** The epoch id this store adopted, and the highest write sequence it has seen acknowledged. */
+  private epoch: string | undefined;
+  private highest = 0;
+  private lost: DataLoss | undefined;
+  private adopting: Promise<void> | undefined;
 
   constructor(opts: RedisCounterStoreOptions = {}) {
     const timeout = opts.timeoutMs ?? 500;
@@ -190,75 +286,181 @@ export class RedisCounterStore implements AsyncCounterStore {
       ...opts.options,
     });
     if (opts.redis === undefined) this.redis.on('error', (e: Error) => void (this.lastError = e));
-    this.redis.on('ready', () => void this.resolveDoubtful());
+    this.redis.on('ready', () => {
+      void this.adoptEpoch();
+      void this.resolveDoubtful();
+    });
     this.prefix = opts.prefix ?? 'oar:';
     if (/[{}]/.test(this.prefix)) throw new Error(`oarc: the Redis key prefix ${JSON.stringify(this.prefix)} must not contain { or }`);
+    this.prefixBytes = wtf8(this.prefix);
+    this.epochKey = Buffer.concat([this.prefixBytes, Buffer.from('epoch')]);
     this.ttl = opts.ttlSeconds ?? 86_400;
+    this.sharesActivity = opts.shareActivity ?? true;
     this.markerTtl = opts.markerTtlSeconds ?? (this.ttl > 0 ? this.ttl : 86_400);
+    if (this.redis.status === 'ready') void this.adoptEpoch();
   }
 
-  /** The Redis key of a counter. */
-  key(k: CounterKey): string {
-    return `${this.prefix}{${hex(k.session)}}:${counterName(k)}`;
+  /** The Redis key of a counter, as bytes (WTF-8). */
+  key(k: CounterKey): Buffer {
+    return Buffer.concat([this.sessionTag(k.session), Buffer.from(':'), wtf8(counterName(k))]);
   }
 
   /** The Redis key of this store's write record for a session. */
-  recordKey(session: string): string {
-    return `${this.prefix}{${hex(session)}}!w:${this.id}`;
+  recordKey(session: string): Buffer {
+    return Buffer.concat([this.sessionTag(session), Buffer.from(`!w:${this.id}`)]);
   }
 
-  /** Resolves once the client is connected (commands fail fast until then). */
-  ready(timeoutMs = 10_000): Promise<void> {
-    if (this.redis.status === 'ready') return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const onReady = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.redis.off('ready', onReady);
-        reject(new Error(`oarc: Redis not ready after ${timeoutMs} ms${this.lastError ? `: ${this.lastError.message}` : ''}`));
-      }, timeoutMs);
-      this.redis.once('ready', onReady);
-    });
+  /** The Redis key of a session's version, which every write of its counters moves. */
+  versionKey(session: string): Buffer {
+    return Buffer.concat([this.sessionTag(session), Buffer.from('!v')]);
+  }
+
+  /** The Redis key of a session's activity window: a list of tool steps, oldest first ([OAR-PROF-9]). */
+  activityKey(session: string): Buffer {
+    return Buffer.concat([this.sessionTag(session), Buffer.from('!a')]);
+  }
+
+  private sessionTag(session: string): Buffer {
+    return Buffer.concat([this.prefixBytes, Buffer.from(`{${hex(session)}}`)]);
+  }
+
+  /** Resolves once the client is connected and the store's epoch is known (commands fail fast until then). */
+  async ready(timeoutMs = 10_000): Promise<void> {
+    if (this.redis.status !== 'ready') {
+      await new Promise<void>((resolve, reject) => {
+        const onReady = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          this.redis.off('ready', onReady);
+          reject(new Error(`oarc: Redis not ready after ${timeoutMs} ms${this.lastError ? `: ${this.lastError.message}` : ''}`));
+        }, timeoutMs);
+        this.redis.once('ready', onReady);
+      });
+    }
+    await this.adoptEpoch();
+  }
+
+  /**
+   * Learn the store's epoch the first time the server answers: create it if the keyspace has none
+   * (a new deployment), else adopt it. Later connections do not adopt again: what a read finds is
+   * checked against it (`checkEpoch`).
+   */
+  private adoptEpoch(): Promise<void> {
+    if (this.epoch !== undefined) return Promise.resolve();
+    this.adopting ??= (async () => {
+      try {
+        await this.redis.hsetnx(this.epochKey, 'id', randomBytes(8).toString('hex'));
+        const [id, seq] = await this.redis.hmget(this.epochKey, 'id', 'seq');
+        this.epoch = id ?? undefined;
+        this.highest = Number(seq ?? 0);
+      } finally {
+        this.adopting = undefined;
+      }
+    })();
+    return this.adopting;
+  }
+
+  /** The data loss this store detected, if any; counters fail until `acknowledgeDataLoss()`. */
+  get dataLoss(): DataLoss | undefined {
+    return this.lost;
+  }
+
+  /**
+   * An operator has seen the data loss: adopt the epoch the server has now (creating one if it has
+   * none) and serve counters again, from what the server holds.
+   */
+  async acknowledgeDataLoss(): Promise<void> {
+    this.epoch = undefined;
+    this.highest = 0;
+    await this.adoptEpoch();
+    this.lost = undefined;
+  }
+
+  private failIfLost(): void {
+    if (this.lost !== undefined) throw new CounterDataLoss(lossMessage(this.lost));
+    if (this.epoch === undefined) throw new Error('oarc: the counter store has not learned its epoch yet (await store.ready())');
+  }
+
+  /**
+   * Compare what a read found with the epoch this store knows; a mismatch is a data loss. `floor`
+   * is the highest write sequence acknowledged before the read was sent: the server executed those
+   * writes before the read, so a healthy server answers at least that.
+   */
+  private checkEpoch(id: string | null, seq: number, floor: number): void {
+    const epoch = this.epoch as string;
+    if (id === epoch && seq >= floor) {
+      if (seq > this.highest) this.highest = seq;
+      return;
+    }
+    this.lost ??= { expected: { id: epoch, seq: floor }, found: { id, seq }, at: new Date() };
+    throw new CounterDataLoss(lossMessage(this.lost));
   }
 
   async readMany(keys: readonly CounterKey[]): Promise<CounterValues[]> {
     if (keys.length === 0) return [];
+    return (await this.read(keys, (keys[0] as CounterKey).session, 0)).values;
+  }
+
+  readVersioned(session: string, keys: readonly CounterKey[], activity = 0): Promise<VersionedRead> {
+    return this.read(keys, session, activity);
+  }
+
+  /** One read script: the epoch, the session's version, its last `activity` steps, every counter. */
+  private async read(keys: readonly CounterKey[], session: string, activity: number): Promise<VersionedRead> {
+    this.failIfLost();
     this.roundTrips++;
-    const p = this.redis.pipeline();
-    for (const k of keys) p.hmget(this.key(k), 'f', 'b');
-    const results = await p.exec();
-    if (results === null) throw new Error('redis pipeline was discarded');
-    return results.map(([err, v]) => {
-      if (err) throw err;
-      const [f, b] = v as (string | null)[];
-      return { fire_count: f === null || f === undefined ? 0 : Number(f), breaker_count: b === null || b === undefined ? 0 : Number(b) };
-    });
+    const floor = this.highest;
+    const args: Buffer[] = [this.epochKey, this.versionKey(session), this.activityKey(session)];
+    for (const k of keys) args.push(this.key(k));
+    // As bytes: a step is decoded from WTF-8, so it comes back exactly as it was written.
+    const reply = (await this.redis.callBuffer('EVAL', READ, args.length, ...args, activity)) as Buffer[];
+    const text = (i: number) => (reply[i] as Buffer).toString('latin1');
+    this.checkEpoch(text(0) === '' ? null : text(0), Number(text(1)), floor);
+    const n = Number(text(3));
+    const steps: string[] = [];
+    for (let i = 4; i < 4 + n; i++) steps.push(fromWtf8(reply[i] as Buffer));
+    const values: CounterValues[] = [];
+    for (let i = 4 + n; i < reply.length; i += 2) values.push({ fire_count: Number(text(i) || 0), breaker_count: Number(text(i + 1) || 0) });
+    return activity > 0 ? { values, version: text(2), activity: steps } : { values, version: text(2) };
   }
 
   async applyMany(ops: readonly CounterOp[]): Promise<void> {
     if (ops.length === 0) return;
-    const keys: string[] = [];
+    await this.write((ops[0] as CounterOp).key.session, ops, '', undefined);
+  }
+
+  async applyIfUnchanged(session: string, version: string, ops: readonly CounterOp[], step?: SharedStep): Promise<boolean> {
+    if (ops.length === 0 && (step === undefined || !this.sharesActivity)) return true;
+    return this.write(session, ops, version, this.sharesActivity ? step : undefined);
+  }
+
+  /** The write script, with or without a version check; false when the version had moved. */
+  private async write(session: string, ops: readonly CounterOp[], version: string, step: SharedStep | undefined): Promise<boolean> {
+    this.failIfLost();
+    const keys: Buffer[] = [];
     const index = new Map<string, number>();
     const id = ++this.seq;
     let low = id;
     for (const w of this.open) if (w < low) low = w;
-    const argv: (string | number)[] = [this.ttl, this.markerTtl, id, low];
+    const argv: (string | number | Buffer)[] = [this.ttl, this.markerTtl, id, low, version, this.epoch as string, step === undefined ? '' : wtf8(step.tool), step?.window ?? 0];
     for (const op of ops) {
       const k = this.key(op.key);
-      let i = index.get(k);
+      const text = k.toString('latin1'); // a lossless Map key for the bytes
+      let i = index.get(text);
       if (i === undefined) {
         keys.push(k);
-        index.set(k, (i = keys.length));
+        index.set(text, (i = keys.length));
       }
       argv.push(i, op.action);
     }
-    keys.push(this.recordKey((ops[0] as CounterOp).key.session));
+    keys.push(this.recordKey(session), this.versionKey(session), this.activityKey(session), this.epochKey);
     this.open.add(id);
     this.roundTrips++;
+    let reply: [number, number];
     try {
-      await this.redis.eval(APPLY, keys.length, ...keys, ...argv);
+      reply = (await this.redis.eval(APPLY, keys.length, ...keys, ...argv)) as [number, number];
     } catch (e) {
       if (certainlyNotApplied(e)) this.open.delete(id);
       else {
@@ -268,6 +470,17 @@ export class RedisCounterStore implements AsyncCounterStore {
       throw e;
     }
     this.open.delete(id);
+    const [status, seq] = reply;
+    if (status === -2) {
+      this.lost ??= { expected: { id: this.epoch as string, seq: this.highest }, found: { id: null, seq: 0 }, at: new Date() };
+      throw new CounterDataLoss(lossMessage(this.lost));
+    }
+    if (status === -1) {
+      this.conflicts++;
+      return false;
+    }
+    if (seq > this.highest) this.highest = seq;
+    return true;
   }
 
   /** Writes whose outcome is still being resolved. */

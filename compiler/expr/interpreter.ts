@@ -8,7 +8,7 @@
  */
 import type { TExpr } from './typed.js';
 import type { FactReader } from '../../runtime/facts.js';
-import { Raise } from '../../runtime/raise.js';
+import { Raise, isRaise } from '../../runtime/raise.js';
 import { INT64_MAX, INT64_MIN, canonInt } from '../../runtime/int64.js';
 import { mapHas, mapGet, mapSize, type OarMap } from '../../runtime/values.js';
 
@@ -19,7 +19,7 @@ export function interpret(e: TExpr, reader: FactReader): EvalResult {
   try {
     return { ok: true, value: toRuntime(e.ty, evaluate(e, reader)) };
   } catch (x) {
-    if (x instanceof Raise) return { ok: false, raise: x };
+    if (isRaise(x)) return { ok: false, raise: x };
     throw x;
   }
 }

@@ -194,20 +194,35 @@ describe('counters', () => {
     expect(trace(h.decide({ anchor: PRE, session: 'a' }))[1]).toBe('c/READ:fired');
   });
 
-  it('[OAR-FIRE-5] ending a session drops only cached keys: its counters stay in the store, and count on', () => {
+  const COUNT_AND_READ = [r('COUNT', 'allow', { counter_scope: 'acme.gw.key', on_fire: ['increment_counter'] }), r('READ', 'warn', { when: 'fire_count_of("COUNT") >= 2' })];
+  const keyed = (session: string) => ({ anchor: PRE, session, facts: { 'acme.gw.key': 'k' } });
+
+  it('[OAR-FIRE-5] ending a session releases its counters from the in-memory store; other sessions count on', () => {
+    const h = harness({ capability: CAP, rules: COUNT_AND_READ });
+    h.run([keyed('a'), keyed('a'), keyed('b')]);
+    h.endSession('a');
+    const d = h.decide(keyed('a'));
+    expect(trace(d)[1]).toBe('c/READ:passed');
+    expect(d.counters).toEqual({ 'c/COUNT#k': { fire_count: 1, breaker_count: 0 } }); // a starts afresh
+    expect(trace(h.decide(keyed('b')))[1]).toBe('c/READ:passed'); // b has counted once
+    expect(trace(h.decide(keyed('b')))[1]).toBe('c/READ:fired');
+  });
+
+  it('[OAR-FIRE-5] a host store that cannot forget a session keeps its counters: they count on', () => {
     const h = harness({
       capability: CAP,
-      rules: [r('COUNT', 'allow', { counter_scope: 'acme.gw.key', on_fire: ['increment_counter'] }), r('READ', 'warn', { when: 'fire_count_of("COUNT") >= 2' })],
+      rules: COUNT_AND_READ,
+      options: () => {
+        const inner = new MemoryCounterStore();
+        return { counters: { read: (k) => inner.read(k), apply: (ops) => inner.apply(ops) } };
+      },
     });
-    const occ = (session: string) => ({ anchor: PRE, session, facts: { 'acme.gw.key': 'k' } });
-    h.run([occ('a'), occ('b')]);
+    h.run([keyed('a'), keyed('b')]);
     h.endSession('a');
-    const d = h.decide(occ('a'));
+    const d = h.decide(keyed('a'));
     expect(trace(d)[1]).toBe('c/READ:passed'); // read before this occurrence's own increment
     expect(d.counters).toEqual({ 'c/COUNT#k': { fire_count: 2, breaker_count: 0 } });
-    expect(trace(h.decide(occ('a')))[1]).toBe('c/READ:fired');
-    expect(trace(h.decide(occ('b')))[1]).toBe('c/READ:passed'); // b has counted once
-    expect(trace(h.decide(occ('b')))[1]).toBe('c/READ:fired');
+    expect(trace(h.decide(keyed('a')))[1]).toBe('c/READ:fired');
   });
 
   it('[OAR-FIRE-10] [OAR-CONF-33] a scoped rule counts per scope value, reported as <qid>#<scope>', () => {

@@ -4,6 +4,7 @@
  * OARC_PROPERTY_PATH; a failure names all three and the command that replays it.
  */
 import fc from 'fast-check';
+import { describeThrown } from '../../runtime/thrown.js';
 
 export interface PropertyConfig {
   readonly seed: number;
@@ -35,7 +36,7 @@ export function runProperty<T>(
 ): void {
   const details = fc.check(fc.property(arb, predicate), { seed: config.seed, numRuns: runs, path: config.path, endOnFailure: false });
   if (!details.failed) return;
-  const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+  const cause = describeThrown(details.errorInstance); // the property may have thrown a hostile value
   throw new Error(
     `property "${name}" failed (seed ${details.seed}, path "${details.counterexamplePath}"):\n${cause}\n\n` +
       `Replay: OARC_PROPERTY_SEED=${details.seed} OARC_PROPERTY_PATH="${details.counterexamplePath}" ${replay}\n` +

@@ -11,6 +11,12 @@
  *   hook          — HOOK (fail_closed) counts when `acme.gw.flag` is "go": a fact read only while
  *                   evaluating, after the batched read and before the batched write, so a test's
  *                   provider can stop or kill the server exactly there
+ *   esc           — escalation on repeats: ESC_COUNT counts the call (scoped by its fingerprint),
+ *                   ESC_NUDGE nudges on the first repeat, ESC_BLOCK blocks from the second (and,
+ *                   evaluated first, stops the count): ten identical calls one at a time decide
+ *                   none, nudge, then block × 8
+ *   send          — SEND_AFTER_FETCH blocks a `send` when a `fetch` is in the session's activity
+ *                   window (4 steps) ([OAR-FACT-12])
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +45,14 @@ export const RULES: readonly string[] = [
   r('SCOPED_EMPTY', 'allow', { selector: { tool: ['empty'] }, counter_scope: 'acme.gw.key', on_fire: ['increment_counter'] }),
   r('HOOK', 'allow', { selector: { tool: ['hook'] }, when: 'acme.gw.flag == "go"', on_fire: ['increment_counter'], on_error: 'fail_closed' }),
   r('PEEK_EMPTY', 'warn', { selector: { tool: ['empty'] }, when: 'fire_count_of("SCOPED_EMPTY") == 1', copy: { what: 'counted once' } }),
+  r('ESC_COUNT', 'allow', { selector: { tool: ['esc'] }, counter_scope: 'tool_args_fingerprint', on_fire: ['increment_counter'] }),
+  r('ESC_NUDGE', 'nudge', { selector: { tool: ['esc'] }, when: 'fire_count_of("ESC_COUNT") == 1', copy: { what: 'again?' } }),
+  r('ESC_BLOCK', 'block', { selector: { tool: ['esc'] }, when: 'fire_count_of("ESC_COUNT") >= 2', copy: { what: 'stop repeating' } }),
+  r('SEND_AFTER_FETCH', 'block', { selector: { tool: ['send'] }, flow: ['fetch'], copy: { what: 'send after fetch' } }),
 ];
+
+/** What ten identical `esc` calls of one session decide one at a time. */
+export const ESCALATION: readonly string[] = ['none', 'nudge', ...Array<string>(8).fill('block')];
 
 export const PACK = load({ capability: CAPABILITY, rules: RULES });
 

@@ -3,6 +3,7 @@
 //
 //   → { type: 'init', url, prefix, capability, rules, timeoutMs }   ← { type: 'ready', id }
 //   → { type: 'run', occurrences, concurrency, decisions }          ← { type: 'done', ... }
+//     (one session's occurrences in flight at once are queued by the engine, in order)
 //   → { type: 'exit' }
 //
 // `run` decides every occurrence with `decideAsync`, `concurrency` of them in flight at once, and
@@ -28,6 +29,7 @@ async function run(msg) {
   let errored = 0;
   let next = 0;
   const trips0 = store.roundTrips;
+  const conflicts0 = store.conflicts;
   const t0 = process.hrtime.bigint();
   const worker = async () => {
     while (next < msg.occurrences.length) {
@@ -41,7 +43,7 @@ async function run(msg) {
   };
   await Promise.all(Array.from({ length: msg.concurrency ?? 1 }, worker));
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  return { type: 'done', applied: [...applied], errored, count: msg.occurrences.length, roundTrips: store.roundTrips - trips0, ms, decisions: msg.decisions ? decisions : undefined };
+  return { type: 'done', applied: [...applied], errored, count: msg.occurrences.length, roundTrips: store.roundTrips - trips0, conflicts: store.conflicts - conflicts0, ms, decisions: msg.decisions ? decisions : undefined };
 }
 
 process.on('message', (msg) => {

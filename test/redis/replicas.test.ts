@@ -5,70 +5,13 @@
  * ([OAR-FIRE-5], [OAR-FIRE-9]). A rule reading `fire_count_of` in one replica sees what the other
  * wrote ([OAR-FIRE-11]).
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Decision } from '../../runtime/index.js';
 import { RedisCounterStore } from '../../runtime/redis.js';
-import { addInto, CAPABILITY, call, deleteTestKeys, dumpCounters, engineFor, ensureBuilt, normal, ROOT, RULES, uniquePrefix } from './pack.js';
+import { addInto, call, deleteTestKeys, dumpCounters, engineFor, ensureBuilt, normal, uniquePrefix } from './pack.js';
+import { Replica, type Occ } from './replica.js';
 import { describeRedis, sharedRedisUrl, startRedis, type RedisServer } from './server.js';
 
 describeRedis('server', 'replica processes sharing a real redis-server', () => {
-  interface Done {
-    type: 'done';
-    applied: [string, number][];
-    errored: number;
-    count: number;
-    roundTrips: number;
-    ms: number;
-    decisions?: Decision[];
-  }
-
-  interface Occ {
-    session: string;
-    tool: string;
-    args?: Record<string, unknown>;
-  }
-
-  class Replica {
-    private readonly child: ChildProcess;
-    private readonly inbox: ((m: { type: string }) => void)[] = [];
-    private readonly exited: Promise<number | null>;
-    id = '';
-
-    constructor() {
-      this.child = fork(join(ROOT, 'test', 'redis', 'replica.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      this.child.on('message', (m: { type: string; message?: string }) => {
-        const next = this.inbox.shift();
-        if (next) next(m);
-      });
-      this.exited = new Promise((r) => this.child.once('exit', (code) => r(code)));
-    }
-
-    private request<T>(msg: object): Promise<T> {
-      return new Promise((resolve, reject) => {
-        this.inbox.push((m) => (m.type === 'error' ? reject(new Error(`replica: ${(m as { message?: string }).message}`)) : resolve(m as T)));
-        this.child.send(msg);
-      });
-    }
-
-    async init(url: string, prefix: string): Promise<void> {
-      const r = await this.request<{ id: string }>({ type: 'init', url, prefix, capability: CAPABILITY, rules: RULES });
-      this.id = r.id;
-    }
-
-    run(occurrences: Occ[], concurrency: number, decisions = false): Promise<Done> {
-      return this.request<Done>({ type: 'run', occurrences, concurrency, decisions });
-    }
-
-    async exit(): Promise<void> {
-      if (this.child.connected) this.child.send({ type: 'exit' });
-      const t = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
-      await this.exited;
-      clearTimeout(t);
-    }
-  }
-
   let own: RedisServer | undefined;
   let url = '';
   const replicas: Replica[] = [];
@@ -98,9 +41,11 @@ describeRedis('server', 'replica processes sharing a real redis-server', () => {
     it('decide 10,000 occurrences concurrently; the counters equal exactly the increments reported applied', async () => {
       const prefix = uniquePrefix('replicas');
       const [a, b] = await twoReplicas(prefix);
-      // 4 sessions × 25 distinct calls, interleaved, so both replicas hit the same counters at once.
+      // 16 sessions × 25 distinct calls, interleaved. Each replica decides 8 of the sessions: a
+      // session's decisions are serialised (at most one in flight per session and replica), so
+      // concurrency comes from many sessions; replicas racing on ONE session is concurrency.test.ts.
       const all: Occ[] = Array.from({ length: 10_000 }, (_, i) => ({
-        session: `s${i % 4}`,
+        session: `s${i % 16}`,
         tool: i % 3 === 0 ? 'count2' : 'count',
         args: { k: Math.floor(i / 4) % 25 },
       }));
@@ -124,7 +69,7 @@ describeRedis('server', 'replica processes sharing a real redis-server', () => {
       }
       expect(total).toBe(10_000);
       expect(count).toBe(10_000);
-      expect([...inRedis.keys()].filter((k) => k.includes('t/COUNT#'))).toHaveLength(4 * 2 * 25);
+      expect([...inRedis.keys()].filter((k) => k.includes('t/COUNT#'))).toHaveLength(16 * 2 * 25);
       console.log(`two replicas: ${ra.count} + ${rb.count} decisions in ${Math.max(ra.ms, rb.ms).toFixed(0)} ms (16 in flight per process)`);
     });
 

@@ -33,8 +33,13 @@ describeRedis('server', 'the Redis counter store against a real redis-server', (
     await own?.stop();
   });
 
-  async function newStore(opts: { prefix?: string; ttlSeconds?: number } = {}): Promise<RedisCounterStore> {
-    const s = new RedisCounterStore({ url, prefix: opts.prefix ?? uniquePrefix('store'), ...(opts.ttlSeconds !== undefined ? { ttlSeconds: opts.ttlSeconds } : {}) });
+  async function newStore(opts: { prefix?: string; ttlSeconds?: number; shareActivity?: boolean } = {}): Promise<RedisCounterStore> {
+    const s = new RedisCounterStore({
+      url,
+      prefix: opts.prefix ?? uniquePrefix('store'),
+      ...(opts.ttlSeconds !== undefined ? { ttlSeconds: opts.ttlSeconds } : {}),
+      ...(opts.shareActivity !== undefined ? { shareActivity: opts.shareActivity } : {}),
+    });
     stores.push(s);
     await s.ready();
     return s;
@@ -55,9 +60,12 @@ describeRedis('server', 'the Redis counter store against a real redis-server', (
 
       const tag = `{${hex('sess-1')}}`;
       const keys = (await raw.keys(`${prefix}*`)).sort();
-      expect(keys).toEqual([`${prefix}${tag}!w:${store.id}`, `${prefix}${tag}:t/COUNT#${fp}`, `${prefix}${tag}:t/TOTAL`].sort());
+      // the counters, this store's write record, the session's version and activity window, the store's epoch
+      expect(keys).toEqual([`${prefix}${tag}!w:${store.id}`, `${prefix}${tag}!v`, `${prefix}${tag}!a`, `${prefix}${tag}:t/COUNT#${fp}`, `${prefix}${tag}:t/TOTAL`, `${prefix}epoch`].sort());
+      expect(await raw.get(`${prefix}${tag}!v`)).toBe('1');
+      expect(await raw.lrange(`${prefix}${tag}!a`, 0, -1)).toEqual(['count']);
       expect(await raw.hgetall(`${prefix}${tag}:t/TOTAL`)).toEqual({ f: '1', b: '0', rf: '0', rb: '0' });
-      for (const k of keys) {
+      for (const k of keys.filter((k) => k !== `${prefix}epoch`)) {
         const ttl = await raw.ttl(k);
         expect(ttl, k).toBeGreaterThan(0);
         expect(ttl, k).toBeLessThanOrEqual(120);
@@ -112,40 +120,45 @@ describeRedis('server', 'the Redis counter store against a real redis-server', (
       return () => n;
     }
 
-    it('0 when no selected rule reads or writes a counter, 1 read + 1 write when one writes, 1 when rules only read', async () => {
-      const store = await newStore();
-      const engine = engineFor(store);
-      const writes = socketWrites(store);
-      const measure = async (o: Parameters<typeof engine.decideAsync>[0]) => {
-        const t0 = store.roundTrips;
-        const w0 = writes();
-        const d = await engine.decideAsync(o);
-        return { d, trips: store.roundTrips - t0, wire: writes() - w0 };
-      };
+    // With shared activity windows (the default) an admitted tool call also appends its step: it
+    // rides in the counters' write, or is a write of its own when nothing was counted.
+    for (const shareActivity of [false, true]) {
+      const step = shareActivity ? 1 : 0;
+      it(`${shareActivity ? 'sharing windows' : 'windows per replica'}: 0 trips when no selected rule reads or writes a counter${shareActivity ? ' (1 to append the step)' : ''}, 1 read + 1 write when one writes, 1 when rules only read`, async () => {
+        const store = await newStore({ shareActivity });
+        const engine = engineFor(store);
+        const writes = socketWrites(store);
+        const measure = async (o: Parameters<typeof engine.decideAsync>[0]) => {
+          const t0 = store.roundTrips;
+          const w0 = writes();
+          const d = await engine.decideAsync(o);
+          return { d, trips: store.roundTrips - t0, wire: writes() - w0 };
+        };
 
-      // No counter rule selected: PLAIN only, fired or not; and an anchor with no rule at all.
-      for (const o of [call('plain', { x: 'y' }), call('plain', { x: 'z' }), call('unknown'), { anchor: 'tool.post_invoke', session: 's' }]) {
-        const m = await measure(o);
-        expect(m.trips).toBe(0);
-        expect(m.wire).toBe(0);
-      }
-      expect((await measure(call('plain', { x: 'y' }))).d.decision).toBe('nudge');
+        // No counter rule selected: PLAIN only, fired or not; no rule at all; and an anchor that admits no step.
+        for (const [o, trips] of [[call('plain', { x: 'y' }), step], [call('plain', { x: 'z' }), step], [call('unknown'), step], [{ anchor: 'tool.post_invoke', session: 's' }, 0]] as const) {
+          const m = await measure(o);
+          expect(m.trips).toBe(trips);
+          expect(m.wire).toBe(trips);
+        }
+        expect((await measure(call('plain', { x: 'y' }))).d.decision).toBe('nudge');
 
-      // COUNT and TOTAL write, REPEATED reads: one batched read of the three counters, one write.
-      for (let i = 0; i < 3; i++) {
-        const m = await measure(call('count', { i: 1 }));
-        expect(m.trips).toBe(2);
-        expect(m.wire).toBe(2);
-        expect(m.d.onFire.map((s) => `${s.rule}:${s.action}`)).toEqual(['t/COUNT:increment_counter', 't/TOTAL:increment_counter']);
-        expect(m.d.decision).toBe(i >= 2 ? 'warn' : 'none');
-      }
+        // COUNT and TOTAL write, REPEATED reads: one batched read of the three counters, one write.
+        for (let i = 0; i < 3; i++) {
+          const m = await measure(call('count', { i: 1 }));
+          expect(m.trips).toBe(2);
+          expect(m.wire).toBe(2);
+          expect(m.d.onFire.map((s) => `${s.rule}:${s.action}`)).toEqual(['t/COUNT:increment_counter', 't/TOTAL:increment_counter']);
+          expect(m.d.decision).toBe(i >= 2 ? 'warn' : 'none');
+        }
 
-      // PEEK only reads TOTAL: one round trip, and it sees the three increments.
-      const peek = await measure(call('peek', { n: 3 }));
-      expect(peek.trips).toBe(1);
-      expect(peek.wire).toBe(1);
-      expect(peek.d.rule).toBe('t/PEEK');
-    });
+        // PEEK only reads TOTAL: one round trip, and it sees the three increments.
+        const peek = await measure(call('peek', { n: 3 }));
+        expect(peek.trips).toBe(1 + step);
+        expect(peek.wire).toBe(1 + step);
+        expect(peek.d.rule).toBe('t/PEEK');
+      });
+    }
   });
 
   describe('replicas sharing one store ([OAR-FIRE-11])', () => {

@@ -1,0 +1,157 @@
+/**
+ * Faults an operator meets, against a REAL redis-server per test ([OAR-FIRE-9], [OAR-OPS-3]):
+ *
+ * - a caller that awaits `decideAsync` back to back while Redis is down never starves the event
+ *   loop: every failed store call yields to the macrotask queue, so the client reconnects (and the
+ *   test's own restart of the server proceeds) while the caller loops;
+ * - a store that lost its data — restarted empty, flushed, or restored from older data — is
+ *   detected by its epoch, and every rule that needs a counter takes `on_error` until an operator
+ *   acknowledges the loss; counters silently back at zero would let breakers that had tripped
+ *   reset without anyone knowing;
+ * - keys encode strings losslessly: sessions or scope values differing only in a lone surrogate
+ *   are different counters.
+ */
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Decision } from '../../runtime/index.js';
+import { CounterDataLoss, RedisCounterStore } from '../../runtime/redis.js';
+import { call, engineFor, uniquePrefix } from './pack.js';
+import { describeRedis, startRedis, type RedisServer } from './server.js';
+
+describeRedis('binary', 'a redis-server that is killed, restarted empty or restored', () => {
+  const servers: RedisServer[] = [];
+  const stores: RedisCounterStore[] = [];
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+  });
+
+  async function setup(): Promise<{ srv: RedisServer; store: RedisCounterStore }> {
+    const srv = await startRedis();
+    servers.push(srv);
+    const store = new RedisCounterStore({ url: srv.url, prefix: uniquePrefix('faults'), timeoutMs: 300 });
+    stores.push(store);
+    await store.ready();
+    return { srv, store };
+  }
+
+  const errored = (d: Decision) => d.applied.some((t) => t.outcome === 'errored');
+  const messages = (d: Decision) => d.applied.flatMap((t) => (t.error ? [t.error.message] : []));
+
+  /** Kill the server and bring it back with nothing: its append-only file is gone. */
+  async function restartEmpty(srv: RedisServer): Promise<void> {
+    await srv.kill9();
+    for (const f of readdirSync(srv.dir)) rmSync(join(srv.dir, f), { recursive: true, force: true });
+    await srv.restart();
+  }
+
+  describe('a caller that never yields', () => {
+    it('decisions awaited back to back while Redis is down let the client reconnect', async () => {
+      const { srv, store } = await setup();
+      const engine = engineFor(store);
+      expect(errored(await engine.decideAsync(call('count')))).toBe(false);
+      await srv.kill9();
+      // The restart needs the event loop (a child process, timers, sockets); so does the client's
+      // reconnect. The loop below awaits nothing but decisions.
+      const back = srv.restart();
+      const deadline = Date.now() + 20_000;
+      let failures = 0;
+      let recovered = false;
+      while (Date.now() < deadline) {
+        const d = await engine.decideAsync(call('count'));
+        if (!errored(d)) {
+          recovered = true;
+          break;
+        }
+        failures++;
+      }
+      await back;
+      expect(recovered).toBe(true);
+      expect(failures).toBeGreaterThan(0);
+    }, 30_000);
+  });
+
+  describe('a shared activity window that cannot be read', () => {
+    it('fails the flow rules that need it ([OAR-OPS-3]): never a silent empty window', async () => {
+      const { srv, store } = await setup();
+      const engine = engineFor(store);
+      await engine.decideAsync(call('fetch'));
+      expect((await engine.decideAsync(call('send'))).decision).toBe('block'); // the window holds the fetch
+      await srv.kill9();
+      const d = await engine.decideAsync(call('send'));
+      expect(d.applied.map((t) => `${t.rule}:${t.outcome}`)).toEqual(['t/SEND_AFTER_FETCH:errored']);
+      expect(messages(d).join('\n')).toMatch(/the activity window could not be read/);
+    });
+  });
+
+  describe('lost data is detected ([OAR-FIRE-9])', () => {
+    it('Redis restarted empty: counter rules take on_error until acknowledgeDataLoss(), other rules decide', async () => {
+      const { srv, store } = await setup();
+      const engine = engineFor(store);
+      for (let i = 0; i < 3; i++) expect(errored(await engine.decideAsync(call('count', { same: 1 })))).toBe(false);
+      await restartEmpty(srv);
+      await store.ready();
+
+      for (let i = 0; i < 2; i++) {
+        const d = await engine.decideAsync(call('count', { same: 1 }));
+        // TOTAL is fail_closed: a block naming it; COUNT is fail_open: errored, not counted.
+        expect({ decision: d.decision, rule: d.rule }).toEqual({ decision: 'block', rule: 't/TOTAL' });
+        expect(d.counters).toEqual({});
+        expect(messages(d).join('\n')).toMatch(/lost data: it held epoch [0-9a-f]+ and now holds no epoch \(the server restarted empty/);
+      }
+      expect(store.dataLoss?.found.id).toBeNull();
+      expect(store.dataLoss?.expected.seq).toBe(3);
+      await expect(store.readMany([{ rule: 't/TOTAL', session: 's' }])).rejects.toBeInstanceOf(CounterDataLoss);
+      // A rule that touches no counter is unaffected.
+      expect((await engine.decideAsync(call('plain', { x: 'y' }))).decision).toBe('nudge');
+
+      await store.acknowledgeDataLoss();
+      expect(store.dataLoss).toBeUndefined();
+      const after = await engine.decideAsync(call('count', { same: 1 }));
+      expect(errored(after)).toBe(false);
+      expect(after.counters['t/TOTAL']).toEqual({ fire_count: 1, breaker_count: 0 }); // counting again, from what Redis holds
+    }, 30_000);
+
+    it('a flush while connected, and a restore of older data, are detected too', async () => {
+      const { srv, store } = await setup();
+      const engine = engineFor(store);
+      await engine.decideAsync(call('count'));
+      expect(await srv.command('FLUSHALL')).toBe('+OK\r\n');
+      expect(errored(await engine.decideAsync(call('count')))).toBe(true);
+      await store.acknowledgeDataLoss();
+      for (let i = 0; i < 2; i++) expect(errored(await engine.decideAsync(call('count')))).toBe(false);
+
+      // Older data restored (an RDB snapshot, or an fsync-every-second AOF that lost its tail): the
+      // write sequence went back below what this store saw acknowledged.
+      const prefix = (store as unknown as { prefix: string }).prefix;
+      expect(await srv.command('HSET', `${prefix}epoch`, 'seq', '1')).toBe(':0\r\n');
+      const d = await engine.decideAsync(call('count'));
+      expect(errored(d)).toBe(true);
+      expect(messages(d).join('\n')).toMatch(/write sequence 1, below the 2 already acknowledged/);
+    }, 30_000);
+  });
+
+  describe('keys encode strings losslessly', () => {
+    it('sessions "\\uD800" and "\\uDC00" are different sessions', async () => {
+      const { store } = await setup();
+      const engine = engineFor(store);
+      for (const session of ['\uD800', '\uDC00', '\uFFFD']) {
+        const d = await engine.decideAsync(call('count', {}, session));
+        expect(d.counters['t/TOTAL'], JSON.stringify(session)).toEqual({ fire_count: 1, breaker_count: 0 });
+      }
+      expect(store.key({ rule: 't/TOTAL', session: '\uD800' }).equals(store.key({ rule: 't/TOTAL', session: '\uDC00' }))).toBe(false);
+    });
+
+    it('scope values with lone surrogates are different counters, and a well-formed key keeps its UTF-8 spelling', async () => {
+      const { store } = await setup();
+      const engine = engineFor(store);
+      for (const key of ['\uD800', '\uDC00', '\uD800', '\uDC00']) await engine.decideAsync(call('empty', {}, 's', { 'acme.gw.key': key }));
+      const d = await engine.decideAsync(call('empty', {}, 's', { 'acme.gw.key': '\uDC00' }));
+      expect(d.counters).toEqual({ 't/SCOPED_EMPTY#\uDC00': { fire_count: 3, breaker_count: 0 } });
+      const k = store.key({ rule: 't/COUNT', session: 'é', scope: 'ü' });
+      expect(k.toString('utf8')).toBe(`${(store as unknown as { prefix: string }).prefix}{c3a9}:t/COUNT#ü`);
+    });
+  });
+});
