@@ -154,20 +154,30 @@ function decideAll(t: TestCase, tf: TestFile, bundle: Bundle, detectors: Record<
   const decisions: Decision[] = [];
   const counters: Record<string, CounterValues> = {};
   for (const o of t.occurrences) {
+    // The JSON reading names members in the JSON spelling, decide() in the TypeScript one.
+    let occurrence;
     try {
-      const decision = engine.decide(occurrenceFromJson(o.json));
+      occurrence = occurrenceFromJson(o.json);
+    } catch (e) {
+      if (e instanceof HostInputError) return { error: located(tf, o.path, e.path, e) };
+      throw e;
+    }
+    try {
+      const decision = engine.decide(occurrence);
       for (const [name, v] of Object.entries(decision.counters)) counters[name] = { ...v };
       decisions.push(decision);
     } catch (e) {
-      if (!(e instanceof HostInputError)) throw e;
-      // Both the JSON reading and decide() name the member; point at it in the test file.
-      const path = [...o.path, ...occurrencePathToJson(e.path)];
-      const where = tf.locate(path);
-      const member = path.slice(o.path.length).join('.');
-      return { error: `${where.file}:${where.line}: ${member === '' ? 'the occurrence' : `\`${member}\``}: ${e.message.replace(/^decide: /, '')}` };
+      if (e instanceof HostInputError) return { error: located(tf, o.path, occurrencePathToJson(e.path), e) };
+      throw e;
     }
   }
   return { decisions, counters };
+}
+
+/** A refused occurrence, pointed at the member in the test file: `file:line: \`facts.x\`: …`. */
+function located(tf: TestFile, at: readonly (string | number)[], member: readonly (string | number)[], e: HostInputError): string {
+  const where = tf.locate([...at, ...member]);
+  return `${where.file}:${where.line}: ${member.length === 0 ? 'the occurrence' : `\`${member.join('.')}\``}: ${e.message.replace(/^decide: /, '')}`;
 }
 
 /** `both`: every member of every decision must be the same on the two back ends. */
