@@ -19,6 +19,8 @@ const COMMAND: Record<string, () => Promise<Command>> = {
   portability: async () => (await import('./commands/portability.js')).portabilityCommand,
   conformance: async () => (await import('./commands/conformance.js')).conformanceCommand,
   bench: async () => (await import('./commands/bench.js')).benchCommand,
+  test: async () => (await import('./commands/test.js')).testCommand,
+  fmt: async () => (await import('./commands/fmt.js')).fmtCommand,
 };
 
 /** Commands that print their own help (they delegate to a part documenting its own arguments). */

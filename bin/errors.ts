@@ -8,6 +8,11 @@ export const EXIT_OK = 0;
 export const EXIT_INPUT = 1;
 /** The command line itself is wrong: unknown flag, missing flag, wrong arguments. */
 export const EXIT_USAGE = 2;
+/**
+ * `oarc eval --fail-on`: an occurrence was decided with a listed effect. Not 1, so a CI step can
+ * tell "the pack blocked this" from "the pack or the occurrence is broken", which exits 1.
+ */
+export const EXIT_DECISION = 3;
 /** An internal error (sysexits EX_SOFTWARE): a bug in oarc, not in what the user gave it. */
 export const EXIT_INTERNAL = 70;
 

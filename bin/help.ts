@@ -16,6 +16,8 @@ Commands:
   check        load and check rule documents, write nothing
   eval         decide occurrences against rule documents or a compiled bundle
   portability  report which rules are portable and exactly why not ([OAR-PROF-8])
+  test         run a pack's test files (*.test.yaml): expected decisions, coverage
+  fmt          lay rule documents out canonically; --check for CI, --write to fix
   conformance  run conformance fixtures (the corpus, or your own) through oarc
   bench        run oarc's own benchmarks (from a clone of the repository)
 
@@ -30,6 +32,7 @@ a directory is read recursively (*.json, *.yaml, *.yml). Diagnostics are printed
 Colour is used only when the output is a terminal and NO_COLOR is unset.
 
 ${EXIT}
+  3   oarc eval --fail-on: an occurrence was decided with one of the listed effects
 `;
 
 const PACK_OPTIONS = `      --capability <file>   the host's capability document (section 8.2 of the spec); required
@@ -64,7 +67,7 @@ Example:
 ${EXIT}
 `,
 
-  check: `Usage: oarc check <rules…> --capability <file> [--config <file>…] [--json]
+  check: `Usage: oarc check <rules…> --capability <file> [--config <file>…] [--json] [--watch]
 
 Load and check the rule documents exactly as \`oarc compile\` does, and write nothing. Every
 error is reported in one pass.
@@ -72,6 +75,8 @@ error is reported in one pass.
 Options:
 ${PACK_OPTIONS}
       --json                print { "ok": …, "diagnostics": [...] } on stdout instead of text
+      --watch               check again whenever a file the check read changes (a new file in
+                            a rules directory too); runs until interrupted
   -h, --help                show this help
 
 ${EXIT}
@@ -105,6 +110,9 @@ Options:
                             example pack: --detectors examples/gateway/detectors.mjs
       --session <id>        the session of occurrences that carry no session_id
       --json                print each Decision object as one line of JSON
+      --fail-on <effects>   exit 3 when any occurrence is decided with one of these effects,
+                            a comma-separated list of block, transform, nudge, warn; every
+                            occurrence is still decided and printed
   -h, --help                show this help
 
 Examples:
@@ -112,8 +120,99 @@ Examples:
     --detectors examples/gateway/detectors.mjs --occurrence examples/gateway/occurrence.json
   oarc eval gateway.bundle.mjs --detectors examples/gateway/detectors.mjs \\
     --occurrence - < examples/gateway/session.jsonl
+  oarc eval gateway.bundle.mjs --occurrence request.json --fail-on block   # gate a CI step
 
 ${EXIT}
+  3   --fail-on: an occurrence was decided with a listed effect (distinct from 1, so a
+      script can tell "the pack decided block" from "the pack or occurrence is broken")
+`,
+
+  test: `Usage: oarc test [paths…] [--format text|json|junit] [--coverage] [--threshold <P>]
+                 [--backend compiled|interpreter|both] [--watch] [--verbose]
+
+Run a pack's tests. Test files (*.test.yaml, *.test.yml, *.test.json) are found under the
+paths given (default: the working directory; node_modules and dot-directories are passed over).
+A test file names its pack and lists tests, each an occurrence (or a session of them) and the
+decision expected:
+
+  capability: ../capability.yaml        # paths are relative to the test file
+  rules: [../rules/]                    # files or directories, as for oarc check
+  configs: [../operator.yaml]           # optional: configuration documents
+  detectors: ./detectors.mjs            # optional: a module as for oarc eval --detectors
+  tests:
+    - name: blocks a recursive delete
+      occurrence: { anchor: tool.pre_invoke, tool_call: { name: bash, arguments: { command: "rm -rf /" } } }
+      expect: { decision: block, rule: acme.security/BLOCK_RM_RF }
+    - name: nudges on the second identical call
+      occurrences:                      # one session, decided in order
+        - { anchor: tool.pre_invoke, tool_call: { name: grep, arguments: { pattern: x } } }
+        - { anchor: tool.pre_invoke, tool_call: { name: grep, arguments: { pattern: x } },
+            expect: { decision: nudge } }
+
+An occurrence is written as for oarc eval. expect names members of the decision's JSON form —
+decision, code, rule, copy, content, advisories, applied, counters, events, transforms, on_fire,
+skipped_transforms — and each is compared exactly as a conformance fixture's expected is; the
+members it does not name are not compared. A test-level expect beside occurrences describes the
+last decision, and counters over the whole session.
+
+Every failing test is printed as file:line: name, then what differed; then the summary line
+"N passed, N failed". A pack that does not load, or a test file that cannot be read, is a
+failure with the reasons; so is an occurrence the engine refuses (an unknown anchor, member or
+fact name), located at the member.
+
+Options:
+      --format <f>          text (default), json (the whole report) or junit (JUnit XML for
+                            CI test reports; with --coverage the table goes to stderr)
+      --coverage            per rule, how many tests selected, fired, passed and errored it,
+                            and the rules no test fired and no test passed
+      --threshold <P>       fail unless at least P% of the rules were both fired and passed by
+                            some test (compared exactly: 9999 of 10000 rules is below 100)
+      --backend <b>         compiled (default), interpreter, or both: run every test on both
+                            back ends and fail it on any difference between their decisions
+      --watch               run again whenever a file the run read changes; until interrupted
+  -v, --verbose             also list the tests that passed
+  -h, --help                show this help
+
+Example:
+  oarc test examples/gateway --coverage
+
+Exit status:
+  0   every test passed (and the coverage threshold was met)
+  1   a test failed, a test file or its pack could not be loaded, no test file was found, or
+      coverage is below --threshold
+  2   usage error: unknown option, a bad --format, --backend or --threshold
+  70  internal error in oarc
+`,
+
+  fmt: `Usage: oarc fmt [paths…] [--check | --write]
+
+Lay rule documents out canonically, so a pull request shows changes to rules and not to
+layout. Fields in one order — oar, id, namespace, kind, anchor, selector, requires, detector,
+counter_scope, flow, when, effect, transform, enforcement, mandatory, on_error, on_fire,
+overrides, copy, status, references, related, then x- and other fields as written — and the
+members of requires, transform, detector, copy and related in the order the spec lists them;
+when and copy strings single-quoted (a value spanning lines as a | block); two-space
+indentation and no line folding. Comments, blank lines, flow collections and multi-document
+streams are kept. A file holding no rule document (a capability document) is left as it is.
+
+Directories are searched recursively for *.yaml, *.yml and *.json, passing over test files
+(*.test.yaml, …), node_modules and dot-directories; the default path is the working directory.
+
+Options:
+      --check               change nothing: print a unified diff for every file that is not
+                            formatted, and exit 1 if there is one
+  -w, --write               rewrite the files that are not formatted, in place
+  -h, --help                show this help
+Without either, the formatted text of the one file given is printed on stdout.
+
+Example:
+  oarc fmt --check examples/gateway
+
+Exit status:
+  0   every file is formatted (with --write: now is)
+  1   --check found a file that is not formatted, or a file cannot be read or parsed
+  2   usage error: unknown option, both --check and --write, several files without either
+  70  internal error in oarc
 `,
 
   portability: `Usage: oarc portability <rules…> --capability <file> [--config <file>…] [--json] [--strict]

@@ -430,19 +430,26 @@ function checkAnchor(cap: Capability, anchor: string, where: string): void {
 function checkCounterKeys(expected: Obj, where: string, rules: ReadonlyMap<string, CounterRule>): void {
   if (!isObject(expected.counters)) return;
   for (const key of Object.keys(expected.counters)) {
-    const { qid, scope } = splitCounterKey(key);
-    const rule = rules.get(qid);
-    if (rule === undefined) throw new MalformedFixture('OAR-CONF-33', `${where}.counters names \`${key}\`, but no loaded rule has the qualified identifier \`${qid}\``);
-    if (rule.scoped && scope === undefined) {
-      throw new MalformedFixture('OAR-CONF-33', `${where}.counters names \`${key}\`, but rule \`${qid}\` declares counter_scope: write \`${qid}#<scope value>\``);
-    }
-    if (!rule.scoped && scope !== undefined) {
-      throw new MalformedFixture('OAR-CONF-33', `${where}.counters names \`${key}\`, but rule \`${qid}\` declares no counter_scope: write \`${qid}\``);
-    }
+    const problem = counterKeyProblem(key, rules);
+    if (problem !== undefined) throw new MalformedFixture('OAR-CONF-33', `${where}.counters names ${problem}`);
   }
 }
 
-function counterRulesOf(pack: LoadedPack): Map<string, CounterRule> {
+/**
+ * Why an asserted counter key can never match a counter of the loaded rules ([OAR-CONF-33]), or
+ * `undefined` when it can. Shared with `oarc test`, whose expectations are compared the same way.
+ */
+export function counterKeyProblem(key: string, rules: ReadonlyMap<string, CounterRule>): string | undefined {
+  const { qid, scope } = splitCounterKey(key);
+  const rule = rules.get(qid);
+  if (rule === undefined) return `\`${key}\`, but no loaded rule has the qualified identifier \`${qid}\``;
+  if (rule.scoped && scope === undefined) return `\`${key}\`, but rule \`${qid}\` declares counter_scope: write \`${qid}#<scope value>\``;
+  if (!rule.scoped && scope !== undefined) return `\`${key}\`, but rule \`${qid}\` declares no counter_scope: write \`${qid}\``;
+  return undefined;
+}
+
+/** How each loaded rule's counters are asserted (compare.ts's `CounterRule`), by qualified id. */
+export function counterRulesOf(pack: LoadedPack): Map<string, CounterRule> {
   const out = new Map<string, CounterRule>();
   for (const r of pack.rules) {
     const counter = r.onFire.some((a) => a === 'increment_counter' || a === 'reset_counter');

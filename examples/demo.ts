@@ -1,10 +1,11 @@
 /**
  * `npm run demo`: the condition language on a few examples, then a whole example gateway pack
- * compiled to a bundle module, imported, and run over a scripted session.
+ * compiled to a bundle module, imported, and run over a scripted session, and then the pack's own
+ * tests (examples/gateway/gateway.test.yaml), as `npx oarc test examples/gateway --coverage` runs them.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { checkConditionSource, interpret, loadCondition } from '../compiler/expr/index.js';
 import { compile, formatDiagnostic, loadPackFiles } from '../compiler/index.js';
@@ -13,6 +14,7 @@ import { ObjectFactReader } from '../runtime/facts.js';
 import { symbolTable } from '../runtime/types.js';
 import { secretScanner } from './secret-scanner.js';
 import { packageRoot } from './root.js';
+import { formatCoverage, formatText, runTests } from '../packtest/index.js';
 
 const root = packageRoot();
 
@@ -102,5 +104,14 @@ async function pack(): Promise<void> {
   });
 }
 
+async function tests(): Promise<void> {
+  console.log('== The example pack\'s tests (npx oarc test examples/gateway --coverage) ==\n');
+  const r = await runTests([relative(process.cwd(), join(root, 'examples', 'gateway')) || '.'], { backend: 'both' });
+  console.log(formatText(r, { verbose: true }));
+  console.log(formatCoverage(r.coverage));
+  if (r.failed > 0) process.exitCode = 1;
+}
+
 conditions();
 await pack();
+await tests();

@@ -6,10 +6,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { HostInputError, RESERVED_DETECTORS, checkBundle, createEngine, decisionToJson, occurrencePathToJson, type Bundle, type Detector, type Engine } from '../../runtime/index.js';
+import { DetectorModuleError, importDetectors, missingDetector } from '../../packtest/detectors.js';
+import { HostInputError, checkBundle, createEngine, decisionToJson, occurrencePathToJson, type Bundle, type DecisionEffect, type Detector, type Engine } from '../../runtime/index.js';
 import { bool, parse, required, str, strs } from '../args.js';
 import { describeDecision } from '../describe.js';
-import { EXIT_INPUT, EXIT_OK, ExitError, InputError, UsageError, errorCode, oneLine } from '../errors.js';
+import { EXIT_DECISION, EXIT_INPUT, EXIT_OK, ExitError, InputError, UsageError, errorCode, oneLine } from '../errors.js';
 import { painter, printDiagnostics, tally, toJson, type Io } from '../output.js';
 import { locatedError, readOccurrenceFile, readOccurrenceStream, summarize, toOccurrence, type RawOccurrence } from '../occurrence.js';
 import { PACK_OPTIONS, loadRequestedPack } from '../pack.js';
@@ -20,7 +21,21 @@ const OPTIONS = {
   detectors: { type: 'string' },
   session: { type: 'string' },
   json: { type: 'boolean' },
+  'fail-on': { type: 'string' },
 } as const;
+
+/** The effects `--fail-on` may list: every decision but `none`. */
+const GATED: readonly DecisionEffect[] = ['block', 'transform', 'nudge', 'warn'];
+
+/** `--fail-on block,nudge` as a set of effects; anything else is a usage error naming it. */
+function failOn(text: string | undefined): ReadonlySet<DecisionEffect> {
+  if (text === undefined) return new Set();
+  const effects = text.split(',').map((e) => e.trim());
+  for (const e of effects) {
+    if (!GATED.includes(e as DecisionEffect)) throw new UsageError(`--fail-on takes a comma-separated list of ${GATED.join(', ')}; \`${e}\` is not one of them`);
+  }
+  return new Set(effects as DecisionEffect[]);
+}
 
 const BUNDLE_FILE = /\.(mjs|js)$/i;
 
@@ -28,6 +43,7 @@ export async function evalCommand(argv: readonly string[], io: Io): Promise<numb
   const p = parse(argv, OPTIONS);
   if (p.positionals.length === 0) throw new UsageError('no bundle or rule files given');
   const occurrences = required(p, 'occurrence', 'file|-');
+  const gate = failOn(str(p, 'fail-on'));
   const isBundle = p.positionals.length === 1 && BUNDLE_FILE.test(p.positionals[0] as string);
   if (!isBundle && p.positionals.some((f) => BUNDLE_FILE.test(f))) {
     throw new UsageError('give either one compiled bundle (.mjs/.js) or rule documents, not both');
@@ -50,6 +66,7 @@ export async function evalCommand(argv: readonly string[], io: Io): Promise<numb
   const json = bool(p, 'json');
   const paint = painter(io.colour.out);
   let n = 0;
+  const gated: string[] = [];
   const decideOne = (raw: RawOccurrence): void => {
     const occ = toOccurrence(raw, session);
     n++;
@@ -62,6 +79,7 @@ export async function evalCommand(argv: readonly string[], io: Io): Promise<numb
       const at = raw.locate([]);
       throw new InputError(`${at.file}:${at.line}:${at.column}: the occurrence could not be decided: ${oneLine(e)}`);
     }
+    if (gate.has(decision.decision)) gated.push(`#${n} ${decision.decision}${decision.rule ? ` by ${decision.rule}` : ''}`);
     if (json) io.out(`${toJson(decisionToJson(decision))}\n`);
     else {
       const what = summarize(occ);
@@ -73,7 +91,10 @@ export async function evalCommand(argv: readonly string[], io: Io): Promise<numb
   } else {
     for (const raw of readOccurrenceFile(occurrences)) decideOne(raw);
   }
-  return EXIT_OK;
+  if (gated.length === 0) return EXIT_OK;
+  // Every occurrence is still decided and printed; the status says a listed effect came up.
+  io.err(`oarc eval: --fail-on ${[...gate].join(',')}: ${gated.length} of ${n} occurrence${n === 1 ? '' : 's'} decided so (${gated.join(', ')})\n`);
+  return EXIT_DECISION;
 }
 
 async function bundleFromRules(rules: string[], capability: string, configs: string[], io: Io): Promise<Bundle> {
@@ -89,7 +110,7 @@ async function bundleFromRules(rules: string[], capability: string, configs: str
 
 async function bundleFromModule(file: string, capability: string | undefined, configs: string[], io: Io): Promise<Bundle> {
   if (configs.length > 0) throw new UsageError('--config applies to rule documents; a compiled bundle already carries its configuration (recompile it with --config)');
-  const bundle = (await importModule(file, 'bundle')).default;
+  const bundle = (await importBundle(file)).default;
   try {
     checkBundle(bundle);
   } catch (e) {
@@ -99,24 +120,24 @@ async function bundleFromModule(file: string, capability: string | undefined, co
   return bundle;
 }
 
-/** Import a user module (a bundle, a detectors module) by path; every failure is the user's. */
-async function importModule(file: string, what: string): Promise<{ default?: unknown }> {
+/** Import a bundle module by path; every failure is the user's. */
+async function importBundle(file: string): Promise<{ default?: unknown }> {
   const abs = resolve(file);
-  if (!existsSync(abs)) throw new InputError(`oarc eval: cannot read ${what} ${file}: no such file or directory`);
+  if (!existsSync(abs)) throw new InputError(`oarc eval: cannot read bundle ${file}: no such file or directory`);
   try {
     return (await import(pathToFileURL(abs).href)) as { default?: unknown };
   } catch (e) {
     const why = oneLine(e);
-    if (errorCode(e) === 'ERR_MODULE_NOT_FOUND' && what === 'bundle') {
+    if (errorCode(e) === 'ERR_MODULE_NOT_FOUND') {
       throw new InputError(
         `oarc eval: cannot import bundle ${file}: ${why}. A bundle imports its runtime helpers (oarc/runtime/internal unless compiled with --runtime): install oarc where the bundle is, or recompile it with --runtime <specifier>`,
       );
     }
-    if (e instanceof SyntaxError && what === 'bundle' && /does not provide an export named/.test(why)) {
+    if (e instanceof SyntaxError && /does not provide an export named/.test(why)) {
       // A bundle from another oarc release names helpers this runtime does not have.
       throw new InputError(`oarc eval: cannot import bundle ${file}: ${why}. The bundle was compiled by a different version of oarc: recompile the pack with this one`);
     }
-    throw new InputError(`oarc eval: cannot import ${what} ${file}: ${e instanceof SyntaxError ? `not a valid JavaScript module: ${why}` : why}`);
+    throw new InputError(`oarc eval: cannot import bundle ${file}: ${e instanceof SyntaxError ? `not a valid JavaScript module: ${why}` : why}`);
   }
 }
 
@@ -142,32 +163,18 @@ async function sameHost(bundle: Bundle, file: string, capability: string, io: Io
 }
 
 async function loadDetectors(file: string): Promise<Record<string, Detector>> {
-  const m = (await importModule(file, 'detectors module')).default;
-  if (typeof m !== 'object' || m === null || Array.isArray(m)) {
-    throw new InputError(`oarc eval: ${file}: the default export must be an object mapping detector:// references to functions`);
-  }
-  let entries: [string, unknown][];
   try {
-    entries = Object.entries(m);
+    return await importDetectors(file);
   } catch (e) {
-    throw new InputError(`oarc eval: ${file}: cannot read the default export: ${oneLine(e)}`);
+    if (e instanceof DetectorModuleError) throw new InputError(`oarc eval: ${e.message}`);
+    throw e;
   }
-  const out: Record<string, Detector> = {};
-  for (const [ref, impl] of entries) {
-    if (!ref.startsWith('detector://')) throw new InputError(`oarc eval: ${file}: ${ref} is not a detector:// reference`);
-    if (typeof impl !== 'function') throw new InputError(`oarc eval: ${file}: ${ref} is not a function`);
-    out[ref] = impl as Detector;
-  }
-  return out;
 }
 
 /** Every detector a rule invokes must be implemented before the first occurrence, not during it. */
 function checkDetectors(bundle: Bundle, detectors: Record<string, Detector>, module: string | undefined): void {
-  for (const rule of bundle.rules) {
-    const ref = rule.detector;
-    if (ref === undefined || ref in RESERVED_DETECTORS || ref in detectors) continue;
-    if (module === undefined) throw new UsageError(`rule ${rule.qid} invokes ${ref}: give --detectors <module> with an implementation of it`);
-    throw new InputError(`oarc eval: rule ${rule.qid} invokes ${ref}, which ${module} does not implement`);
-  }
+  const missing = missingDetector(bundle, detectors);
+  if (missing === undefined) return;
+  if (module === undefined) throw new UsageError(`rule ${missing.rule} invokes ${missing.ref}: give --detectors <module> with an implementation of it`);
+  throw new InputError(`oarc eval: rule ${missing.rule} invokes ${missing.ref}, which ${module} does not implement`);
 }
-

@@ -55,7 +55,7 @@ function expectFailure(r: Run, status: number, message: RegExp | string): void {
 // ---------------------------------------------------------------------------------------------
 // Build once if dist/ is older than the sources the CLI runs from.
 
-const BUILT_FROM = ['bin', 'compiler', 'runtime', 'examples', 'conformance'];
+const BUILT_FROM = ['bin', 'compiler', 'runtime', 'examples', 'conformance', 'packtest', 'format', 'watch'];
 
 let tmp = '';
 let inPackage = '';
@@ -92,7 +92,7 @@ describe('help and version', () => {
     const r = oarc(['--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Usage: oarc <command> [options]');
-    for (const c of ['compile', 'check', 'eval', 'portability', 'conformance', 'bench']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    for (const c of ['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'conformance', 'bench']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     expect(r.stdout).toContain('Exit status:');
     expect(r.stderr).toBe('');
   });
@@ -113,7 +113,7 @@ describe('help and version', () => {
     }
   });
 
-  it.each(['compile', 'check', 'eval', 'portability', 'bench'])('oarc %s --help', (command) => {
+  it.each(['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'bench'])('oarc %s --help', (command) => {
     const r = oarc([command, '--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`Usage: oarc ${command}`);
@@ -559,6 +559,126 @@ describe('user errors: one line, the right status, no stack trace', () => {
 
   it('no rule files, and an unknown command', () => {
     expectFailure(oarc(['check', '--capability', CAP]), 2, 'oarc check: no rule files given');
-    expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench');
+    expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench, test, fmt');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// oarc test, oarc fmt, oarc eval --fail-on (#16)
+
+describe('oarc test', () => {
+  const EXAMPLE_TEST = `${GW}/gateway.test.yaml`;
+  /** A test file beside the example pack (paths in it are relative to it). */
+  const testFile = (name: string, tests: string, head = `capability: ${join(ROOT, CAP)}\nrules: [${join(ROOT, RULES)}]\ndetectors: ${join(ROOT, DETECTORS)}\n`) => file(name, `${head}tests:\n${tests}`);
+  const rmrf = '{ anchor: tool.pre_invoke, tool_call: { name: bash, arguments: { command: "rm -rf /" } } }';
+
+  it('passes the example pack\'s tests, found under the directory given', () => {
+    const r = oarc(['test', GW]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('7 passed, 0 failed\n');
+  });
+
+  it('a failing test: exit 1, file:line and name, the diff, the summary line', () => {
+    const f = testFile('fail.test.yaml', `  - name: expects the wrong rule\n    occurrence: ${rmrf}\n    expect: { decision: block, rule: acme.security/OTHER }\n`);
+    const r = oarc(['test', f]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe(`FAIL ${f}:5: expects the wrong rule\n    rule: expected "acme.security/OTHER", actual "acme.security/BLOCK_RM_RF"\n0 passed, 1 failed\n`);
+    expectNoStack(r);
+  });
+
+  it('a pack that does not load is a failure with its diagnostics', () => {
+    const rules = file('bad-rules.yaml', 'oar: "1.0"\nid: X\nkind: policy\nanchor: tool.pre_invok\neffect: warn\n');
+    const f = testFile('load.test.yaml', `  - name: t\n    occurrence: ${rmrf}\n    expect: { decision: block }\n`, `capability: ${join(ROOT, CAP)}\nrules: ${rules}\n`);
+    const r = oarc(['test', f]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(`FAIL ${f}: the pack does not load (1 error):\n    ${rules}:4:1: rule X names anchor tool.pre_invok`);
+    expect(r.stdout).toMatch(/0 passed, 1 failed\n$/);
+  });
+
+  it('--format junit: JUnit XML with a testcase per test, a failure for the failed one', () => {
+    const f = testFile('junit.test.yaml', `  - name: passes\n    occurrence: ${rmrf}\n    expect: { decision: block }\n  - name: fails\n    occurrence: ${rmrf}\n    expect: { decision: warn }\n`);
+    const r = oarc(['test', f, '--format', 'junit']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="oarc test" tests="2" failures="1" errors="0">\n/);
+    expect(r.stdout).toContain(`<testcase name="passes" classname="${f}" file="${f}" line="5"/>`);
+    expect(r.stdout).toContain('<failure message="decision: expected &quot;warn&quot;, actual &quot;block&quot;">');
+    expect(r.stdout.trimEnd().endsWith('</testsuites>')).toBe(true);
+  });
+
+  it('--coverage and --threshold: 6 of 7 rules is 85.71%, which meets 85.71 and misses 85.72', () => {
+    const ok = oarc(['test', EXAMPLE_TEST, '--coverage', '--threshold', '85.71']);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('not passed by any test: acme.loops/COUNT_REPEATS\n');
+    expect(ok.stdout).toContain('coverage: 85.71% of rules fired and passed (6 of 7)\n');
+    const below = oarc(['test', EXAMPLE_TEST, '--threshold', '85.72']);
+    expect(below.status).toBe(1);
+    expect(below.stdout).toBe('7 passed, 0 failed\n');
+    expect(below.stderr).toBe('oarc test: coverage 85.71% is below the threshold of 85.72% (6 of 7 rules both fired and passed)\n');
+    expectFailure(oarc(['test', EXAMPLE_TEST, '--threshold', '101']), 2, 'oarc test: --threshold must be a percentage from 0 to 100');
+  });
+
+  it('--backend both runs every test on both back ends', () => {
+    const r = oarc(['test', EXAMPLE_TEST, '--backend', 'both', '--format', 'json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, passed: 7, failed: 0 });
+    expectFailure(oarc(['test', EXAMPLE_TEST, '--backend', 'jit']), 2, 'oarc test: --backend must be one of compiled, interpreter, both, not jit');
+  });
+
+  it('no test file found is a failure, not a pass', () => {
+    const empty = join(tmp, 'empty-dir');
+    mkdirSync(empty, { recursive: true });
+    const r = oarc(['test', empty]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('no test files found (*.test.yaml, *.test.yml, *.test.json)\n0 passed, 0 failed\n');
+  });
+});
+
+describe('oarc fmt', () => {
+  const messy = 'effect: block\nid: X # the id\noar: "1.0"\nkind: policy\nanchor: tool.pre_invoke\nwhen: tool == "bash"\n';
+  const tidy = 'oar: "1.0"\nid: X # the id\nkind: policy\nanchor: tool.pre_invoke\nwhen: \'tool == "bash"\'\neffect: block\n';
+
+  it('--check on a badly formatted file: exit 1 and a unified diff; the file is untouched', () => {
+    const f = file('messy.yaml', messy);
+    const r = oarc(['fmt', '--check', f]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe(
+      `--- ${f} (as written)\n+++ ${f} (formatted)\n@@ -1,6 +1,6 @@\n-effect: block\n-id: X # the id\n oar: "1.0"\n+id: X # the id\n kind: policy\n anchor: tool.pre_invoke\n-when: tool == "bash"\n+when: \'tool == "bash"\'\n+effect: block\n`,
+    );
+    expect(r.stderr).toBe('oarc fmt: 1 file is not formatted; run `oarc fmt --write` on it\n');
+    expect(readFileSync(f, 'utf8')).toBe(messy);
+  });
+
+  it('--write rewrites it; then --check passes; the example pack is formatted', () => {
+    const f = file('fixme.yaml', messy);
+    expect(oarc(['fmt', '--write', f]).status).toBe(0);
+    expect(readFileSync(f, 'utf8')).toBe(tidy);
+    expect(oarc(['fmt', '--check', f])).toMatchObject({ status: 0, stdout: '' });
+    expect(oarc(['fmt', '--check', GW])).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(oarc(['fmt', f]).stdout).toBe(tidy);
+  });
+
+  it('a file that does not parse, and usage errors', () => {
+    const f = file('broken-fmt.yaml', 'oar: "1.0"\nid: [X\n');
+    const r = oarc(['fmt', '--check', f]);
+    expectFailure(r, 1, `${f}:`);
+    expect(r.stderr).toContain('cannot format');
+    expectFailure(oarc(['fmt', '--check', '--write', f]), 2, 'oarc fmt: give --check or --write, not both');
+    expectFailure(oarc(['fmt', GW]), 2, 'oarc fmt: without --check or --write, give exactly one file');
+  });
+});
+
+describe('oarc eval --fail-on', () => {
+  const evalArgs = ['eval', RULES, '--capability', CAP, '--detectors', DETECTORS, '--occurrence'];
+
+  it('exits 3 when an occurrence is decided with a listed effect, after deciding them all', () => {
+    const r = oarc([...evalArgs, `${GW}/session.json`, '--fail-on', 'block']);
+    expect(r.status).toBe(3);
+    expect(r.stdout).toContain('#7 content.output');
+    expect(r.stderr).toBe('oarc eval: --fail-on block: 3 of 7 occurrences decided so (#2 block by acme.security/BLOCK_RM_RF, #3 block by acme.security/READ_OUTSIDE_WORKSPACE, #6 block by acme.loops/BLOCK_REPEAT)\n');
+  });
+
+  it('exits 0 when none is, and refuses an effect it does not know', () => {
+    expect(oarc([...evalArgs, `${GW}/occurrence.json`, '--fail-on', 'warn,nudge']).status).toBe(0);
+    expectFailure(oarc([...evalArgs, `${GW}/occurrence.json`, '--fail-on', 'block,deny']), 2, 'oarc eval: --fail-on takes a comma-separated list of block, transform, nudge, warn; `deny` is not one of them');
   });
 });

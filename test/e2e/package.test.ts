@@ -35,7 +35,7 @@ function run(command: string, args: readonly string[], cwd: string): SpawnSyncRe
 const oarc = (...args: string[]) => run(process.execPath, [join(project, 'node_modules', 'oarc', 'dist', 'bin', 'oarc.js'), ...args], project);
 
 beforeAll(() => {
-  ensureBuilt(['bin', 'compiler', 'runtime', 'conformance']);
+  ensureBuilt(['bin', 'compiler', 'runtime', 'conformance', 'packtest', 'format', 'watch']);
   tmp = mkdtempSync(join(tmpdir(), 'oarc-package-'));
   // --ignore-scripts: the tarball is what prepack would pack, from the dist/ just checked fresh;
   // prepack's clean rebuild would pull dist/ from under test files running beside this one.
@@ -55,11 +55,13 @@ afterAll(() => {
 describe('the tarball', () => {
   const paths = () => packed.files.map((f) => f.path);
 
-  it('holds the CLI, compiler, runtime, schemas, conformance runner and licence', () => {
+  it('holds the CLI, compiler, runtime, schemas, conformance runner, test runner, formatter and licence', () => {
     for (const p of [
       'LICENSE', 'README.md', 'package.json', 'dist/bin/oarc.js', 'dist/compiler/index.js', 'dist/compiler/index.d.ts',
       'dist/runtime/index.js', 'dist/runtime/index.d.ts', 'dist/runtime/internal.js', 'dist/runtime/redis.js',
       'dist/conformance/runner.js', 'dist/conformance/report.js', 'schema/rule.schema.json',
+      'dist/bin/commands/test.js', 'dist/bin/commands/fmt.js', 'dist/packtest/index.js', 'dist/packtest/run.js',
+      'dist/format/index.js', 'dist/format/yaml.js', 'dist/watch/index.js',
     ]) expect(paths()).toContain(p);
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the oarc authors\n/);
   });
@@ -167,6 +169,15 @@ describe('npm install --omit=dev of the tarball', () => {
     const conformance = oarc('conformance', join(ROOT, 'test', 'e2e', 'fixtures', 'conformance-block.json'));
     expect(conformance.status, conformance.stderr).toBe(0);
     expect(conformance.stdout).toContain('1 passed, 0 failed, 0 skipped');
+    // oarc test and oarc fmt run installed, on a pack of the project's own.
+    writeFileSync(join(project, 'cap.yaml'), readFileSync(join(GW, 'capability.yaml'), 'utf8'));
+    writeFileSync(join(project, 'rules.yaml'), 'oar: "1.0"\nid: NO_BASH\nkind: policy\nanchor: tool.pre_invoke\nrequires: { profiles: [ tool ] }\nwhen: \'tool == "bash"\'\neffect: block\n');
+    writeFileSync(join(project, 'pack.test.yaml'), 'capability: cap.yaml\nrules: [rules.yaml]\ntests:\n  - name: blocks bash\n    occurrence: { anchor: tool.pre_invoke, tool_call: { name: bash } }\n    expect: { decision: block, rule: NO_BASH }\n');
+    const test = oarc('test', 'pack.test.yaml', '--backend', 'both');
+    expect(test.status, test.stderr).toBe(0);
+    expect(test.stdout).toBe('1 passed, 0 failed\n');
+    const fmt = oarc('fmt', '--check', 'rules.yaml');
+    expect(fmt.status, fmt.stdout + fmt.stderr).toBe(0);
     for (const args of [['bench'], ['bench', '--quick']]) {
       const bench = oarc(...args);
       expect(bench.status, bench.stderr).toBe(2);

@@ -1,0 +1,58 @@
+/**
+ * `oarc fmt`: the canonical layout of rule documents (format/). Prints the formatted text of one
+ * file; `--check` prints a unified diff of each file not in the layout and exits 1; `--write`
+ * rewrites them in place.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { formatTargets, formatText, unifiedDiff } from '../../format/index.js';
+import { bool, parse } from '../args.js';
+import { EXIT_INPUT, EXIT_OK, UsageError, ioReason } from '../errors.js';
+import type { Io } from '../output.js';
+
+const OPTIONS = {
+  check: { type: 'boolean' },
+  write: { type: 'boolean', short: 'w' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function fmtCommand(argv: readonly string[], io: Io): Promise<number> {
+  const p = parse(argv, OPTIONS);
+  const check = bool(p, 'check');
+  const write = bool(p, 'write');
+  if (check && write) throw new UsageError('give --check or --write, not both');
+  const paths = p.positionals.length > 0 ? p.positionals : ['.'];
+  const { files, unreadable } = formatTargets(paths);
+  if (!check && !write && (files.length !== 1 || unreadable.length > 0)) {
+    throw new UsageError('without --check or --write, give exactly one file: its formatted text is printed on stdout');
+  }
+  let failed = unreadable.length > 0;
+  for (const u of unreadable) io.err(`oarc fmt: cannot read ${u}: no such file or directory\n`);
+  let unformatted = 0;
+  for (const file of files) {
+    let before: string;
+    try {
+      before = readFileSync(file, 'utf8');
+    } catch (e) {
+      io.err(`oarc fmt: cannot read ${file}: ${ioReason(e)}\n`);
+      failed = true;
+      continue;
+    }
+    const r = formatText(before, file);
+    if (!r.ok) {
+      for (const x of r.problems) io.err(`${file}:${x.line}:${x.column}: cannot format: ${x.message}\n`);
+      failed = true;
+      continue;
+    }
+    if (!check && !write) io.out(r.text);
+    else if (r.text !== before) {
+      unformatted++;
+      if (check) io.out(unifiedDiff(before, r.text, `${file} (as written)`, `${file} (formatted)`));
+      else {
+        writeFileSync(file, r.text);
+        io.err(`formatted ${file}\n`);
+      }
+    }
+  }
+  if (check && unformatted > 0) io.err(`oarc fmt: ${unformatted} file${unformatted === 1 ? ' is' : 's are'} not formatted; run \`oarc fmt --write\` on ${unformatted === 1 ? 'it' : 'them'}\n`);
+  return failed || (check && unformatted > 0) ? EXIT_INPUT : EXIT_OK;
+}
