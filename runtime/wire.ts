@@ -15,11 +15,9 @@
  * | `skipped_transforms`| `skippedTransforms`  |
  * | `on_fire`           | `onFire`             |
  */
-import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, DecisionTransform, EventRecord, TraceEntry } from './decision.js';
-import type { CounterValues } from './counters.js';
+import type { Decision } from './decision.js';
 import { HostInputError } from './host-input.js';
 import type { Occurrence } from './occurrence.js';
-import type { SkippedSpan } from './transform.js';
 import { didYouMean } from './suggest.js';
 
 /** An occurrence in its JSON form. */
@@ -33,21 +31,11 @@ export interface OccurrenceJson {
   recent_activity?: string[];
 }
 
-/** A decision in its JSON form. */
-export interface DecisionJson {
-  decision: DecisionEffect;
-  code: string | null;
-  rule: string | null;
-  copy: Record<string, string> | null;
-  advisories: Advisory[];
-  transforms: DecisionTransform[];
-  content?: string;
-  skipped_transforms: SkippedSpan[];
-  applied: TraceEntry[];
-  on_fire: AppliedSideEffect[];
-  events: EventRecord[];
-  counters: Record<string, CounterValues>;
-}
+/** A decision in its JSON form: the `Decision`'s members, two of them snake-cased. */
+export type DecisionJson = Omit<Decision, 'skippedTransforms' | 'onFire'> & {
+  skipped_transforms: Decision['skippedTransforms'];
+  on_fire: Decision['onFire'];
+};
 
 /** JSON member → TypeScript member, for the members whose spelling differs. */
 const OCCURRENCE_MEMBERS: ReadonlyMap<string, keyof Occurrence> = new Map<string, keyof Occurrence>([

@@ -10,26 +10,25 @@ import type { Decision } from '../../runtime/index.js';
 import { RedisCounterStore } from '../../runtime/redis.js';
 import { call, deleteTestKeys, dumpCounters, engineFor, ensureBuilt, ESCALATION, uniquePrefix } from './pack.js';
 import { Replica } from './replica.js';
-import { describeRedis, sharedRedisUrl, startRedis, type RedisServer } from './server.js';
+import { describeRedis, sharedOrOwnRedis } from './server.js';
 
 describeRedis('server', 'concurrent decisions of one session against a real redis-server', () => {
-  let own: RedisServer | undefined;
+  let server: { url: string; stop(): Promise<void> } | undefined;
   let url = '';
   const stores: RedisCounterStore[] = [];
   const replicas: Replica[] = [];
 
   beforeAll(async () => {
     ensureBuilt();
-    const shared = sharedRedisUrl();
-    if (shared === undefined) own = await startRedis();
-    url = shared ?? (own as RedisServer).url;
+    server = await sharedOrOwnRedis();
+    url = server.url;
   });
 
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.exit()));
     await Promise.all(stores.map((s) => s.close()));
     if (url !== '') await deleteTestKeys(url);
-    await own?.stop();
+    await server?.stop();
   });
 
   async function newStore(prefix: string, shareActivity = true): Promise<RedisCounterStore> {

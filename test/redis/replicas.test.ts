@@ -9,24 +9,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisCounterStore } from '../../runtime/redis.js';
 import { addInto, call, deleteTestKeys, dumpCounters, engineFor, ensureBuilt, normal, uniquePrefix } from './pack.js';
 import { Replica, type Occ } from './replica.js';
-import { describeRedis, sharedRedisUrl, startRedis, type RedisServer } from './server.js';
+import { describeRedis, sharedOrOwnRedis } from './server.js';
 
 describeRedis('server', 'replica processes sharing a real redis-server', () => {
-  let own: RedisServer | undefined;
+  let server: { url: string; stop(): Promise<void> } | undefined;
   let url = '';
   const replicas: Replica[] = [];
 
   beforeAll(async () => {
     ensureBuilt();
-    const shared = sharedRedisUrl();
-    if (shared === undefined) own = await startRedis();
-    url = shared ?? (own as RedisServer).url;
+    server = await sharedOrOwnRedis();
+    url = server.url;
   });
 
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.exit()));
     if (url !== '') await deleteTestKeys(url);
-    await own?.stop();
+    await server?.stop();
   });
 
   async function twoReplicas(prefix: string): Promise<[Replica, Replica]> {

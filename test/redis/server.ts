@@ -77,6 +77,17 @@ export function redisNotice(env: NodeJS.ProcessEnv = process.env): string | unde
   return undefined;
 }
 
+/**
+ * The shared server (`OARC_REDIS_URL`) when there is one, else a server started for the caller;
+ * `stop()` stops only a server this started.
+ */
+export async function sharedOrOwnRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  const shared = sharedRedisUrl();
+  if (shared !== undefined) return { url: shared, stop: async () => {} };
+  const own = await startRedis();
+  return { url: own.url, stop: () => own.stop() };
+}
+
 export interface RedisServer {
   readonly port: number;
   readonly url: string;

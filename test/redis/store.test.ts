@@ -10,18 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolArgsFingerprint, type Decision } from '../../runtime/index.js';
 import { RedisCounterStore } from '../../runtime/redis.js';
 import { call, deleteTestKeys, engineFor, uniquePrefix } from './pack.js';
-import { describeRedis, sharedRedisUrl, startRedis, type RedisServer } from './server.js';
+import { describeRedis, sharedOrOwnRedis } from './server.js';
 
 describeRedis('server', 'the Redis counter store against a real redis-server', () => {
-  let own: RedisServer | undefined;
+  let server: { url: string; stop(): Promise<void> } | undefined;
   let url = '';
   let raw: Redis;
   const stores: RedisCounterStore[] = [];
 
   beforeAll(async () => {
-    const shared = sharedRedisUrl();
-    if (shared === undefined) own = await startRedis();
-    url = shared ?? (own as RedisServer).url;
+    server = await sharedOrOwnRedis();
+    url = server.url;
     raw = new Redis(url, { lazyConnect: true });
     await raw.connect();
   });
@@ -30,7 +29,7 @@ describeRedis('server', 'the Redis counter store against a real redis-server', (
     await Promise.all(stores.map((s) => s.close()));
     if (url !== '') await deleteTestKeys(url);
     raw?.disconnect();
-    await own?.stop();
+    await server?.stop();
   });
 
   async function newStore(opts: { prefix?: string; ttlSeconds?: number; shareActivity?: boolean } = {}): Promise<RedisCounterStore> {
