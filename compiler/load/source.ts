@@ -33,7 +33,8 @@ import {
   type YAMLMap,
   type YAMLSeq,
 } from 'yaml';
-import { error, warning, type Diagnostic } from '../diagnostics.js';
+import { error, warning, type Diagnostic, type SourceLocation } from '../diagnostics.js';
+import { alignScalar, spanOf, type ScalarStyle } from './scalar-map.js';
 import { JsonError, locateJson, parseJson, type JsonParsed, type JsonPos } from './json.js';
 
 export type DocPath = (string | number)[];
@@ -61,6 +62,12 @@ export interface SourceDoc {
    * 1-based line and column (UTF-16 code units, as editors count them).
    */
   locate(path: readonly (string | number)[]): Position;
+  /**
+   * The exact span of code points `[offset, offset + length)` of the string at `path` (a condition,
+   * a copy template) in the file, through quoting, escapes and folding; the string's own position
+   * when the span cannot be mapped, and `locate(path)` when there is no string there.
+   */
+  locateText(path: readonly (string | number)[], offset: number, length: number): SourceLocation;
 }
 
 export interface ParseOptions {
@@ -90,6 +97,8 @@ export interface ParseOptions {
 export interface ParseResult {
   docs: SourceDoc[];
   diagnostics: Diagnostic[];
+  /** `readSources`: every file it read or tried to, in that order (diagnostics sort by it). */
+  files?: string[];
 }
 
 export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
@@ -138,9 +147,12 @@ export function parseSource(text: string, file: string, opts: ParseOptions = {})
 export function readSources(paths: readonly string[], opts: ParseOptions = {}): ParseResult {
   const docs: SourceDoc[] = [];
   const diagnostics: Diagnostic[] = [];
+  const files: string[] = [];
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   for (const p of paths) {
+    files.push(p);
     for (const file of collectFiles(p, diagnostics)) {
+      files.push(file);
       const text = readText(file, maxBytes, diagnostics);
       if (text === undefined) continue;
       const r = parseSource(text, file, opts);
@@ -148,7 +160,7 @@ export function readSources(paths: readonly string[], opts: ParseOptions = {}): 
       diagnostics.push(...r.diagnostics);
     }
   }
-  return { docs, diagnostics };
+  return { docs, diagnostics, files };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,7 +300,7 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
     if (unusable.has(d)) index++;
     // [OAR-DOC-31] only a single top-level sequence is a rule set; in a multi-document stream each
     // document is one member, and a member that is a list is a member that is not a rule document.
-    else index = convertDocument(d, file, lines, limits, opts.expandSequences !== false && !stream, stream, index, docs, diagnostics);
+    else index = convertDocument(d, text, file, lines, limits, opts.expandSequences !== false && !stream, stream, index, docs, diagnostics);
   }
   if (docs.length === 0 && diagnostics.length === 0) {
     // An empty file, a comment-only file, an empty array: nothing to load, and worth saying so.
@@ -524,6 +536,7 @@ class AliasBomb extends Error {}
  */
 function convertDocument(
   d: Document.Parsed,
+  text: string,
   file: string,
   lines: LineCounter,
   limits: Limits,
@@ -533,7 +546,7 @@ function convertDocument(
   docs: SourceDoc[],
   diagnostics: Diagnostic[],
 ): number {
-  const conv = new Converter(file, lines, limits);
+  const conv = new Converter(text, file, lines, limits);
   const root = d.contents as YamlNode | null;
   const top = root && isAlias(root) ? undefined : root;
   const items = expand && top && isSeq(top) ? (top.items as (YamlNode | null)[]) : undefined;
@@ -571,6 +584,7 @@ class Converter {
   lastPosition: Position;
 
   constructor(
+    private readonly text: string,
     private readonly file: string,
     private readonly lines: LineCounter,
     private readonly limits: Limits,
@@ -730,13 +744,21 @@ class Converter {
   }
 
   sourceDoc(value: unknown, root: YamlNode | null, index: number, inCollection: boolean): SourceDoc {
-    const { file, lines, aliasTargets } = this;
+    const { text, file, lines, aliasTargets } = this;
+    const locate = (path: readonly (string | number)[]) => locateIn(root, path, file, lines, aliasTargets);
     return {
       value,
       file,
       index,
       inCollection,
-      locate: (path) => locateIn(root, path, file, lines, aliasTargets),
+      locate,
+      locateText: (path, offset, length) => {
+        const node = valueNodeIn(root, path, aliasTargets);
+        if (!node || !isScalar(node) || typeof node.value !== 'string' || !node.range) return locate(path);
+        const from = node.range[0];
+        const style = YAML_STYLES[node.type ?? ''] ?? 'plain';
+        return span(text, from, style, node.value, offset, length, (o) => toPosition(file, lines, o));
+      },
     };
   }
 }
@@ -746,6 +768,46 @@ function scalarKey(k: Scalar): string {
   // A plain non-string key reads as the author wrote it: `1.0:` is the key "1.0", not "1".
   if (typeof k.source === 'string') return k.source;
   return String(k.value);
+}
+
+const YAML_STYLES: Readonly<Record<string, ScalarStyle>> = {
+  PLAIN: 'plain',
+  QUOTE_SINGLE: 'single',
+  QUOTE_DOUBLE: 'double',
+  BLOCK_LITERAL: 'block',
+  BLOCK_FOLDED: 'block',
+};
+
+/** The span of code points `[offset, offset + length)` of a string value that starts at `from`. */
+function span(text: string, from: number, style: ScalarStyle, value: string, offset: number, length: number, pos: (offset: number) => Position): SourceLocation {
+  const map = alignScalar(text, from, style, value);
+  if (map === undefined) return pos(from);
+  const [s, e] = spanOf(map, value, offset, length, from);
+  const a = pos(s);
+  const b = pos(e);
+  return { ...a, endLine: b.line, endColumn: b.column };
+}
+
+/** The node at `path` itself (not its key), following aliases; undefined when there is none. */
+function valueNodeIn(root: YamlNode | null, path: readonly (string | number)[], aliases: ReadonlyMap<YamlNode, YamlNode>): YamlNode | undefined {
+  let node: YamlNode | null | undefined = root;
+  for (const seg of path) {
+    while (node && isAlias(node)) node = aliases.get(node);
+    if (!node) return undefined;
+    if (isMap(node) && typeof seg === 'string') {
+      const pair: Pair<YamlNode | null, YamlNode | null> | undefined = (node.items as Pair<YamlNode | null, YamlNode | null>[]).find((p) => {
+        const k = p.key && isAlias(p.key) ? aliases.get(p.key) : p.key;
+        return k != null && isScalar(k) && scalarKey(k) === seg;
+      });
+      node = pair?.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      node = node.items[seg] as YamlNode | null | undefined;
+    } else {
+      return undefined;
+    }
+  }
+  while (node && isAlias(node)) node = aliases.get(node);
+  return node ?? undefined;
 }
 
 function locateIn(
@@ -814,6 +876,12 @@ function parseJsonSource(text: string, file: string, limits: Limits, expand: boo
     index,
     inCollection,
     locate: (path) => pos(locateJson(at, path)),
+    locateText: (path, offset, length) => {
+      const node = jsonNodeAt(at, path);
+      const v = valueAt(value, path);
+      if (node === undefined || typeof v !== 'string') return pos(locateJson(at, path));
+      return span(text, node.at, 'json', v, offset, length, pos);
+    },
   });
   if (expand && Array.isArray(parsed.value)) {
     const items = parsed.pos.items ?? [];
@@ -822,6 +890,24 @@ function parseJsonSource(text: string, file: string, limits: Limits, expand: boo
     return { docs, diagnostics };
   }
   return { docs: [doc(parsed.value, parsed.pos, 0, false)], diagnostics: [] };
+}
+
+function jsonNodeAt(root: JsonPos, path: readonly (string | number)[]): JsonPos | undefined {
+  let node: JsonPos | undefined = root;
+  for (const seg of path) {
+    if (node === undefined) return undefined;
+    node = typeof seg === 'string' ? node.keys?.get(seg)?.value : node.items?.[seg];
+  }
+  return node;
+}
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let v = root;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, seg)) return undefined;
+    v = (v as Record<string | number, unknown>)[seg];
+  }
+  return v;
 }
 
 function lineStarts(text: string): number[] {
