@@ -49,9 +49,10 @@ function escapeAt(text: string, i: number, json: boolean): { value: string; end:
 
 /**
  * Align `value` with the source text beginning at `from` (the scalar's first character: its quote,
- * its block header, or its first plain character).
+ * its block header, or its first plain character), up to its UTF-16 unit `upTo` (default: all of
+ * it) — a prefix aligns on its own, so an error early in a long template costs only its prefix.
  */
-export function alignScalar(text: string, from: number, style: ScalarStyle, value: string): ScalarMap | undefined {
+export function alignScalar(text: string, from: number, style: ScalarStyle, value: string, upTo = value.length): ScalarMap | undefined {
   let j = from;
   if (style === 'single' || style === 'double' || style === 'json') j++; // the opening quote
   if (style === 'block') {
@@ -64,7 +65,8 @@ export function alignScalar(text: string, from: number, style: ScalarStyle, valu
   const start: number[] = [];
   const end: number[] = [];
   let i = 0;
-  while (i < value.length) {
+  const stop = Math.min(upTo, value.length);
+  while (i < stop) {
     if (j >= text.length) return undefined;
     const v = value[i] as string;
     const s = text[j] as string;
@@ -106,21 +108,20 @@ export function alignScalar(text: string, from: number, style: ScalarStyle, valu
  * an offset at the end (an error at "end of condition") is the position just after the last
  * character.
  */
-export function spanOf(map: ScalarMap, value: string, offset: number, length: number, fallback: number): [number, number] {
-  const units = codePointsToUnits(value, offset, Math.max(1, length));
+export function spanOf(map: ScalarMap, units: readonly [number, number], fallback: number): [number, number] {
   const [a, b] = units;
   if (map.start.length === 0) return [fallback, fallback];
-  if (a >= value.length) {
+  if (a >= map.start.length) {
     const last = map.end[map.end.length - 1] as number;
     return [last, last];
   }
   const s = map.start[a] as number;
-  const e = map.end[Math.min(b, value.length) - 1] as number;
+  const e = map.end[Math.min(b, map.end.length) - 1] as number;
   return [s, Math.max(e, s + 1)];
 }
 
-/** UTF-16 indices of the code points `[offset, offset + length)`. */
-function codePointsToUnits(value: string, offset: number, length: number): [number, number] {
+/** UTF-16 indices of the code points `[offset, offset + length)` of `value`. */
+export function codePointsToUnits(value: string, offset: number, length: number): [number, number] {
   let cp = 0;
   let u = 0;
   let startUnit = -1;

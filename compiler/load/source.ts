@@ -34,7 +34,7 @@ import {
   type YAMLSeq,
 } from 'yaml';
 import { error, warning, type Diagnostic, type SourceLocation } from '../diagnostics.js';
-import { alignScalar, spanOf, type ScalarStyle } from './scalar-map.js';
+import { alignScalar, codePointsToUnits, spanOf, type ScalarStyle } from './scalar-map.js';
 import { JsonError, locateJson, parseJson, type JsonParsed, type JsonPos } from './json.js';
 
 export type DocPath = (string | number)[];
@@ -780,9 +780,10 @@ const YAML_STYLES: Readonly<Record<string, ScalarStyle>> = {
 
 /** The span of code points `[offset, offset + length)` of a string value that starts at `from`. */
 function span(text: string, from: number, style: ScalarStyle, value: string, offset: number, length: number, pos: (offset: number) => Position): SourceLocation {
-  const map = alignScalar(text, from, style, value);
+  const units = codePointsToUnits(value, offset, Math.max(1, length));
+  const map = alignScalar(text, from, style, value, units[1]);
   if (map === undefined) return pos(from);
-  const [s, e] = spanOf(map, value, offset, length, from);
+  const [s, e] = spanOf(map, units, from);
   const a = pos(s);
   const b = pos(e);
   return { ...a, endLine: b.line, endColumn: b.column };
