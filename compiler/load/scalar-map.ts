@@ -86,6 +86,15 @@ export function alignScalar(text: string, from: number, style: ScalarStyle, valu
       j = e.end;
       continue;
     }
+    if (style === 'single' && s === "'") {
+      // `''` is one quote; a lone quote closes the scalar, before the value is done.
+      if (v !== "'" || text[j + 1] !== "'") return undefined;
+      start.push(j);
+      end.push(j + 2);
+      i++;
+      j += 2;
+      continue;
+    }
     if (s === v || ((v === ' ' || v === '\n') && s === '\n')) {
       start.push(j);
       end.push(j + 1);
@@ -93,8 +102,8 @@ export function alignScalar(text: string, from: number, style: ScalarStyle, valu
       j++;
       continue;
     }
-    // Dropped text is blank — indentation, trailing blanks, a CR — or the first quote of `''`.
-    if (s === ' ' || s === '\t' || s === '\r' || s === '\n' || (style === 'single' && s === "'" && text[j + 1] === "'")) {
+    // Dropped text is blank: indentation, trailing blanks, a CR, a folded line break.
+    if (s === ' ' || s === '\t' || s === '\r' || s === '\n') {
       j++;
       continue;
     }
