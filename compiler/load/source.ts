@@ -13,7 +13,7 @@
  * converting (so a billion-laughs document ends after a few hundred nodes). Nothing here throws;
  * every failure is a `Diagnostic`.
  */
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import {
   Composer,
@@ -73,6 +73,13 @@ export interface SourceDoc {
 export interface ParseOptions {
   /** Reject text larger than this many UTF-8 bytes before parsing. Default 16 MiB. */
   maxBytes?: number;
+  /**
+   * Reject a document with more nodes than this before parsing it. YAML counts line breaks and
+   * commas (each node but the first is preceded by one, give or take a nesting-bounded few per
+   * line), so the bound is met before the parser — about 20 µs a node — sees anything; JSON counts
+   * values as it parses. Default 100,000 for YAML, 500,000 for JSON.
+   */
+  maxNodes?: number;
   /** Reject nesting deeper than this many collections (the outermost counts as 1). Default 64. */
   maxDepth?: number;
   /** Integers outside ±(2^53−1) come back as `bigint` instead of a rounded `number`. */
@@ -103,6 +110,8 @@ export interface ParseResult {
 
 export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_DEPTH = 64;
+export const DEFAULT_MAX_YAML_NODES = 100_000;
+export const DEFAULT_MAX_JSON_NODES = 500_000;
 export const DEFAULT_MAX_ALIAS_COUNT = 100;
 /**
  * The yaml composer recurses per nesting level and, for block sequences thousands deep, exhausts
@@ -212,15 +221,56 @@ function walkDirectory(dir: string, out: string[], seen: Set<string>, diagnostic
   }
 }
 
+/** What a file that is not a regular file is, for the message refusing it. */
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  if (st.isDirectory()) return 'a directory';
+  return 'not a regular file';
+}
+
+/**
+ * At most `maxBytes + 1` bytes of a regular file. A FIFO or device is refused before it is opened
+ * (its size is 0, and reading it could block or never end), and the read itself stops at the limit,
+ * so a file that grows, or reports a size of 0 (as /proc files do), is bounded too.
+ */
+function readBounded(file: string, maxBytes: number): Buffer | string {
+  const st = statSync(file);
+  if (!st.isFile()) return `\`${file}\` is ${kindOf(st)}, not a regular file; rule, capability and configuration documents are read from regular files`;
+  if (st.size > maxBytes) return tooLargeMessage(file, st.size, maxBytes);
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    if (!fstatSync(fd).isFile()) return `\`${file}\` is not a regular file; rule, capability and configuration documents are read from regular files`;
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(st.size + 1, 64 * 1024)));
+    let n = 0;
+    let chunk = buf;
+    for (;;) {
+      if (n === chunk.length) {
+        if (chunk.length > maxBytes) break;
+        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, chunk.length * 2));
+        chunk.copy(bigger, 0, 0, n);
+        chunk = bigger;
+      }
+      const got = readSync(fd, chunk, n, chunk.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    if (n > maxBytes) return `\`${file}\` is more than the ${maxBytes}-byte limit; it was not parsed`;
+    return chunk.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readText(file: string, maxBytes: number, diagnostics: Diagnostic[]): string | undefined {
   try {
-    // Size first, so an enormous file is refused without being read.
-    const size = statSync(file).size;
-    if (size > maxBytes) {
-      diagnostics.push(ioError(file, tooLargeMessage(file, size, maxBytes)));
+    const bytes = readBounded(file, maxBytes);
+    if (typeof bytes === 'string') {
+      diagnostics.push(ioError(file, bytes, file));
       return undefined;
     }
-    const bytes = readFileSync(file);
     try {
       // JSON text is UTF-8; a replacement character substituted for a bad byte is not lossless.
       return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -269,11 +319,14 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
   };
   const tooLarge = sizeProblem(text, file, opts.maxBytes ?? DEFAULT_MAX_BYTES);
   if (tooLarge) return { docs: [], diagnostics: [tooLarge] };
+  const format0 = opts.format ?? (/\.json$/i.test(file) ? 'json' : 'yaml');
+  const tooMany = format0 === 'yaml' ? yamlNodeProblem(text, file, opts.maxNodes ?? DEFAULT_MAX_YAML_NODES) : undefined;
+  if (tooMany) return { docs: [], diagnostics: [tooMany] };
   // The byte-order mark is an encoding detail, not content; dropping it keeps line-1 columns
   // as an editor shows them.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const format = opts.format ?? (/\.json$/i.test(file) ? 'json' : 'yaml');
-  if (format === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false);
+  const format = format0;
+  if (format === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false, opts.maxNodes ?? DEFAULT_MAX_JSON_NODES);
 
   const lines = new LineCounter();
   const pos = (offset: number) => toPosition(file, lines, offset);
@@ -317,6 +370,19 @@ function sizeProblem(text: string, file: string, maxBytes: number): Diagnostic |
   if (text.length * 3 <= maxBytes) return undefined;
   const size = Buffer.byteLength(text, 'utf8');
   return size > maxBytes ? error(PARSE_CLAUSE, tooLargeMessage(file, size, maxBytes), { source }) : undefined;
+}
+
+/** An upper estimate of a YAML text's node count, made in one pass before any parsing: see maxNodes. */
+function yamlNodeProblem(text: string, file: string, maxNodes: number): Diagnostic | undefined {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 0x0a || c === 0x2c) && ++n > maxNodes) {
+      const message = `\`${file}\` has more than ${maxNodes} lines and commas (a bound on its YAML nodes); it was not parsed: split it, or write it as JSON`;
+      return error(PARSE_CLAUSE, message, { source: { file, line: 1, column: 1 }, token: file });
+    }
+  }
+  return undefined;
 }
 
 function compose(tokens: readonly CST.Token[], format: 'json' | 'yaml'): Document.Parsed[] {
@@ -850,7 +916,7 @@ function locateIn(
 // ---------------------------------------------------------------------------------------------
 // JSON: one pass with positions (json.ts), at native-parser speed
 
-function parseJsonSource(text: string, file: string, limits: Limits, expand: boolean): ParseResult {
+function parseJsonSource(text: string, file: string, limits: Limits, expand: boolean, maxNodes: number): ParseResult {
   const starts = lineStarts(text);
   const pos = (offset: number): Position => {
     let lo = 0;
@@ -864,11 +930,11 @@ function parseJsonSource(text: string, file: string, limits: Limits, expand: boo
   };
   let parsed: JsonParsed;
   try {
-    parsed = parseJson(text, { maxDepth: limits.maxDepth, bigInts: limits.bigInts, nonFinite: limits.nonFinite });
+    parsed = parseJson(text, { maxDepth: limits.maxDepth, maxNodes, bigInts: limits.bigInts, nonFinite: limits.nonFinite });
   } catch (e) {
     if (!(e instanceof JsonError)) throw e;
     const extra = e.token === undefined ? {} : { token: e.token };
-    const message = e.message.startsWith('document nests') ? e.message : `JSON syntax error: ${e.message}`;
+    const message = e.message.startsWith('document nests') || e.message.startsWith('document has more') ? e.message : `JSON syntax error: ${e.message}`;
     return { docs: [], diagnostics: [error(PARSE_CLAUSE, message, { source: pos(e.offset), ...extra })] };
   }
   const doc = (value: unknown, at: JsonPos, index: number, inCollection: boolean): SourceDoc => ({
