@@ -11,6 +11,7 @@ import { applyConfigs, type ConfigDocument } from './config.js';
 import type { CheckedRule, Enforcement } from './model.js';
 import { checkRule, qualifiedId, type RuleDocument, type RuleDraft, type Locator } from './rule.js';
 import { checkRuleSet } from './ruleset.js';
+import { lintRules } from './lint.js';
 import { validateConfigDocument, validateRuleDocument } from './schema.js';
 import type { SourceDoc } from './source.js';
 
@@ -117,6 +118,8 @@ export function loadPack(input: PackInput): PackResult {
   const applied = applyConfigs(configs, set.rules, new Set(seen.keys()));
   diagnostics.push(...applied.diagnostics);
   if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+  // Likely mistakes that are valid OAR, only for a pack that loads: warnings never hide an error.
+  diagnostics.push(...lintRules(set.rules, new Map(drafts.map((d) => [d.draft.qid, d.locate])), applied.enforcement));
   return {
     ok: true,
     pack: { capability, symbols: symbols.symbols, rules: set.rules, enforcement: applied.enforcement, diagnostics },
