@@ -56,13 +56,13 @@ export function warning(
 }
 
 /**
- * Control characters, and the bidirectional overrides that reorder what a terminal shows, as
- * escapes: rule text printed in a diagnostic can neither move the cursor, clear the screen, nor
+ * Control characters, the bidirectional overrides that reorder what a terminal shows, and the
+ * invisible zero-width characters, as escapes: rule text printed in a diagnostic can neither move the cursor, clear the screen, nor
  * start a new line that forges `ok: 1 rule`.
  */
 export function inert(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, (c) => {
     switch (c) {
       case '\n':
         return '\\n';

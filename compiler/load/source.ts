@@ -325,6 +325,7 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
   // The byte-order mark is an encoding detail, not content; dropping it keeps line-1 columns
   // as an editor shows them.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (format0 === 'yaml' && text.includes('\ufeff')) text = dropDocumentBoms(text);
   const format = format0;
   if (format === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false, opts.maxNodes ?? DEFAULT_MAX_JSON_NODES);
 
@@ -370,6 +371,17 @@ function sizeProblem(text: string, file: string, maxBytes: number): Diagnostic |
   if (text.length * 3 <= maxBytes) return undefined;
   const size = Buffer.byteLength(text, 'utf8');
   return size > maxBytes ? error(PARSE_CLAUSE, tooLargeMessage(file, size, maxBytes), { source }) : undefined;
+}
+
+/**
+ * A byte-order mark at the start of a later document of a YAML stream — files joined with `---`,
+ * each saved with a BOM — is the same encoding detail as the first one (YAML 1.2 allows one at the
+ * start of every document), not a character of the first key: dropped, as the first one is.
+ */
+function dropDocumentBoms(text: string): string {
+  return text
+    .replace(/((?:^|\n)(?:---|\.\.\.)(?:[ \t][^\n]*)?\r?\n)\ufeff/g, '$1')
+    .replace(/(\n)\ufeff(?=(?:---|\.\.\.|%))/g, '$1');
 }
 
 /** An upper estimate of a YAML text's node count, made in one pass before any parsing: see maxNodes. */
