@@ -64,3 +64,20 @@ describe('golden files: oarc check on packs of mistakes', () => {
     });
   }
 });
+
+describe('the README shows what the CLI prints', () => {
+  it('every line of the error sample in README.md is a line of the golden output, in order', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('### Errors'));
+    const sample = /```text\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const lines = sample.trimEnd().split('\n').map((l) => l.replace(/^\$ npx oarc/, '$ oarc'));
+    expect(lines.length).toBeGreaterThan(3);
+    const golden = readFileSync(`${DIR}/misspellings/expected.txt`, 'utf8').split('\n');
+    let at = 0;
+    for (const line of lines) {
+      const found = golden.indexOf(line, at);
+      expect(found, `README line not in the golden output after line ${at}: ${line}`).toBeGreaterThanOrEqual(0);
+      at = found + 1;
+    }
+  });
+});
