@@ -33,7 +33,7 @@
  */
 import type { FactSymbol, SymbolTable } from '../../runtime/types.js';
 import { isCopyType, type CopyPart, type CopyProgram } from '../../runtime/copy.js';
-import { closest } from '../../runtime/suggest.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 
 export type CopyNode =
   | { k: 'text'; text: string }
@@ -301,7 +301,7 @@ export function checkCopy(nodes: readonly CopyNode[], symbols: SymbolTable): { f
       const meant = closest(n.name, symbols.symbols.filter((x) => x.kind === 'fact').map((x) => x.name));
       errors.push({
         clause: 'OAR-COPY-2',
-        message: `copy names ${n.name}, which is not a declared fact${meant === undefined ? '' : ` (did you mean \`${meant}\`?)`}`,
+        message: `copy names ${n.name}, which is not a declared fact${meantHint(meant)}`,
         token: n.name,
         offset: n.offset,
         ...(meant === undefined ? {} : { suggestion: meant }),

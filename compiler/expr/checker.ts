@@ -7,7 +7,7 @@ import type { Expr } from './ast.js';
 import type { CmpMode, ExprType, TExpr } from './typed.js';
 import type { SymbolEntry, SymbolTable } from '../../runtime/types.js';
 import { INT64_MAX, INT64_MIN } from '../../runtime/int64.js';
-import { closest } from '../../runtime/suggest.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 
 export interface CheckError {
   readonly clause: string;
@@ -109,8 +109,7 @@ class Checker {
   constructor(private readonly symbols: SymbolTable) {}
 
   private err(clause: string, token: string, offset: number, message: string, suggestion?: string): typeof ERR {
-    const hint = suggestion === undefined ? '' : ` (did you mean \`${suggestion}\`?)`;
-    this.errors.push({ clause, token, offset, message: message + hint, ...(suggestion === undefined ? {} : { suggestion }) });
+    this.errors.push({ clause, token, offset, message: message + meantHint(suggestion), ...(suggestion === undefined ? {} : { suggestion }) });
     return ERR;
   }
 

@@ -8,7 +8,7 @@
  */
 import { error, warning, type Diagnostic, type SourceLocation } from '../diagnostics.js';
 import { checkConditionSource, type CheckedCondition } from '../expr/index.js';
-import { closest } from '../../runtime/suggest.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 import { MAX_MAX_NODES } from '../expr/parser.js';
 import { checkCopy, compileCopyTemplate, parseCopy } from '../copy/template.js';
 import { COPY_MEMBERS, type CopyMember, type CopyProgram } from '../../runtime/copy.js';
@@ -76,7 +76,7 @@ export function locateToken(locate: Locator, path: readonly (string | number)[],
 /** ` (did you mean \`x\`?)` and the suggestion itself, for a name close to one of `candidates`. */
 export function suggestion(name: string, candidates: Iterable<string>): { hint: string; suggestion?: string } {
   const c = closest(name, candidates);
-  return c === undefined ? { hint: '' } : { hint: ` (did you mean \`${c}\`?)`, suggestion: c };
+  return c === undefined ? { hint: '' } : { hint: meantHint(c), suggestion: c };
 }
 
 const REDACTED = '[REDACTED]';

@@ -8,7 +8,7 @@
  */
 import { error, type Diagnostic, type SourceLocation } from '../diagnostics.js';
 import { cpCompare } from '../../runtime/strings.js';
-import { closest } from '../../runtime/suggest.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 import { KIND_RANK, type CheckedRule, type OnError } from './model.js';
 import { locateToken, resolveRuleRef, type Locator, type RuleDraft } from './rule.js';
 import type { TExpr } from '../expr/typed.js';
@@ -36,8 +36,7 @@ export function checkRuleSet(
     const ns = doc.namespace;
     const fail = (clause: string, message: string, path: (string | number)[], token: string, extra: { offset?: number; source?: SourceLocation } = {}) => {
       const s = meant(token, ns);
-      const hint = s === undefined ? '' : ` (did you mean \`${s}\`?)`;
-      diagnostics.push(error(clause, message + hint, { token, rule: draft.qid, path, source: locate(path), ...extra, ...(s === undefined ? {} : { suggestion: s }) }));
+      diagnostics.push(error(clause, message + meantHint(s), { token, rule: draft.qid, path, source: locate(path), ...extra, ...(s === undefined ? {} : { suggestion: s }) }));
     };
 
     // [OAR-EVAL-13], [OAR-EVAL-17]

@@ -13,7 +13,7 @@
 import { basename, extname } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { error, type Diagnostic, type SourceLocation } from '../diagnostics.js';
-import { closest } from '../../runtime/suggest.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 import type { DocPath, SourceDoc } from './source.js';
 import ruleSchema from '../../schema/rule.schema.json' with { type: 'json' };
 import capabilitySchema from '../../schema/capability.schema.json' with { type: 'json' };
@@ -510,7 +510,7 @@ function mapErrors(errors: readonly ErrorObject[], ctx: Ctx): Diagnostic[] {
       required ??
       (e.keyword === 'additionalProperties' ? closest(name, definedFields(e).filter((f) => !present.includes(f))) : undefined) ??
       (e.keyword === 'enum' ? meantValue(value, (e.params as { allowedValues?: unknown }).allowedValues) : undefined);
-    const hint = meant === undefined ? '' : required !== undefined ? ` (did you mean \`${meant}\`? \`${meant}\` is required and missing)` : ` (did you mean \`${meant}\`?)`;
+    const hint = required !== undefined ? ` (did you mean \`${required}\`? \`${required}\` is required and missing)` : meantHint(meant);
     const d = diag(ctx, clause, describe(e, field, name, value, entry, ctx.extensions) + hint, field, token);
     out.push(meant === undefined ? d : { ...d, suggestion: meant });
   }
