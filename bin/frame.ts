@@ -11,9 +11,10 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { inert, type Diagnostic } from '../compiler/diagnostics.js';
-import { DEFAULT_MAX_BYTES } from '../compiler/load/source.js';
 
 const WINDOW = 100;
+/** A file the loader read is at most 16 MiB; one larger (it changed since) is not shown. */
+const MAX_SHOWN = 16 * 1024 * 1024;
 
 /** Each file's lines, read once; undefined for what cannot be shown (not a regular file, too large). */
 export class SourceLines {
@@ -28,7 +29,7 @@ export class SourceLines {
 function read(file: string): string[] | undefined {
   try {
     const st = statSync(file);
-    if (!st.isFile() || st.size > DEFAULT_MAX_BYTES) return undefined;
+    if (!st.isFile() || st.size > MAX_SHOWN) return undefined;
     const text = readFileSync(file, 'utf8');
     return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split(/\r?\n/);
   } catch {
