@@ -78,6 +78,16 @@ describe('hostile text stays inert', () => {
     expect(line).not.toMatch(/[\u0000-\u001f]/);
   });
 
+  it('oarc eval prints copy inert: a tool name with ESC and a newline cannot clear the screen or add a line', async () => {
+    const rules = file('echo.yaml', 'oar: "1.0"\nid: ECHO\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\nrequires: { profiles: [tool] }\ncopy:\n  what: "{{ tool }}"\n');
+    const occ = file('esc.json', JSON.stringify({ anchor: 'tool.pre_invoke', tool_call: { name: 'x\u001b[2J\nok: 1 rule', arguments: {} } }));
+    const r = await oarc(['eval', rules, '--capability', 'examples/gateway/capability.yaml', '--occurrence', occ]);
+    expect(r.status, r.err).toBe(0);
+    expect(r.out).toContain('what: x\\x1b[2J\\nok: 1 rule');
+    expect(r.out).not.toMatch(/\u001b/);
+    expect(r.out).not.toMatch(/^ok: 1 rule/m);
+  });
+
   it('a GitHub annotation escapes its properties and message as workflow commands require', () => {
     const out = githubReport([{ severity: 'warning', clause: 'oarc/never-fires', rule: 'a/B', message: '100% sure, line\nbreak', source: { file: 'a,b:c.yaml', line: 2, column: 3 } }]);
     expect(out).toBe('::warning file=a%2Cb%3Ac.yaml,line=2,col=3,title=oarc/never-fires a/B::rule a/B: 100%25 sure, line\\nbreak [oarc/never-fires]\n');
