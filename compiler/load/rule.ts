@@ -74,7 +74,7 @@ export function locateToken(locate: Locator, path: readonly (string | number)[],
 }
 
 /** ` (did you mean \`x\`?)` and the suggestion itself, for a name close to one of `candidates`. */
-export function suggestion(name: string, candidates: Iterable<string>): { hint: string; suggestion?: string } {
+function suggestion(name: string, candidates: Iterable<string>): { hint: string; suggestion?: string } {
   const c = closest(name, candidates);
   return c === undefined ? { hint: '' } : { hint: meantHint(c), suggestion: c };
 }
