@@ -111,6 +111,19 @@ describe('the library API', () => {
     if (!r.ok) expect(r.diagnostics.map((d) => `${d.source?.file}:${d.source?.line}:${d.source?.column} ${d.clause}`)).toEqual(['<rules 0>:4:1 OAR-DOC-12', '<rules 0>:6:8 OAR-FACT-3', '<rules 1>:4:1 OAR-DOC-12', '<rules 1>:6:8 OAR-FACT-3']);
   });
 
+  it('[OAR-CFG-4] a configuration naming no loaded rule names the one probably meant; [OAR-CFG-5] names the mandatory rule', () => {
+    const r = loadPackTexts({
+      capability: JSON.stringify(capability()),
+      rules: [JSON.stringify(rule({ id: 'SHELL_GUARD', mandatory: true }))],
+      configs: ['oar_config: "1.0"\ndisable: [SHELL_GAURD, SHELL_GUARD]\n'],
+    });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.diagnostics.map((d) => [d.clause, d.suggestion, d.rule])).toEqual([['OAR-CFG-4', 'SHELL_GUARD', undefined], ['OAR-CFG-5', undefined, 'SHELL_GUARD']]);
+      expect(r.diagnostics[0]?.message).toContain('(did you mean `SHELL_GUARD`?)');
+    }
+  });
+
   it('a BOM opening a later document of a YAML stream is dropped, as the first is', () => {
     const doc = (id: string) => `oar: "1.0"\nid: ${id}\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n`;
     const r = loadPackTexts({ capability: JSON.stringify(capability()), rules: [`\ufeff${doc('A')}---\n\ufeff${doc('B')}`] });
