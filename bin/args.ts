@@ -5,6 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError, errorCode } from './errors.js';
+import { didYouMean } from '../runtime/suggest.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -46,8 +47,10 @@ function describeParseError(e: unknown, options: Options): string {
   const message = e instanceof Error ? e.message : String(e);
   const quoted = /'([^']+)'/.exec(message)?.[1];
   switch (errorCode(e)) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown option ${quoted ?? message}`;
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const given = quoted ?? message;
+      return `unknown option ${given}${didYouMean(given, Object.keys(options).map((o) => `--${o}`))}`;
+    }
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return `unexpected argument ${quoted ?? message}`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {

@@ -8,6 +8,7 @@ import { wantsHelp } from './args.js';
 import { EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, ExitError, InputError, UsageError, oneLine } from './errors.js';
 import { COMMANDS, TOP } from './help.js';
 import type { Io } from './output.js';
+import { didYouMean } from '../runtime/suggest.js';
 
 type Command = (argv: readonly string[], io: Io) => number | Promise<number>;
 
@@ -44,7 +45,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     if (name === 'help') return await help(rest[0], io);
     if (name.startsWith('-')) throw new UsageError(`unknown option ${name}; a command comes first`, '');
     const command = Object.hasOwn(COMMAND, name) ? COMMAND[name] : undefined;
-    if (command === undefined) throw new UsageError(`unknown command ${name}; the commands are ${Object.keys(COMMAND).join(', ')}`, '');
+    if (command === undefined) throw new UsageError(`unknown command ${name}${didYouMean(name, Object.keys(COMMAND))}; the commands are ${Object.keys(COMMAND).join(', ')}`, '');
     if (wantsHelp(rest) && !SELF_HELP.has(name)) {
       io.out(COMMANDS[name] as string);
       return EXIT_OK;
@@ -62,7 +63,7 @@ async function help(topic: string | undefined, io: Io): Promise<number> {
     return EXIT_OK;
   }
   const command = Object.hasOwn(COMMAND, topic) ? COMMAND[topic] : undefined;
-  if (command === undefined) throw new UsageError(`unknown command ${topic}; the commands are ${Object.keys(COMMAND).join(', ')}`, '');
+  if (command === undefined) throw new UsageError(`unknown command ${topic}${didYouMean(topic, Object.keys(COMMAND))}; the commands are ${Object.keys(COMMAND).join(', ')}`, '');
   if (SELF_HELP.has(topic)) return (await command())(['--help'], io);
   io.out(COMMANDS[topic] as string);
   return EXIT_OK;

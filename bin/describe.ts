@@ -1,4 +1,9 @@
-/** A decision as a person reads it: the decision, its rule and copy, then everything it did. */
+/**
+ * A decision as a person reads it: the decision, its rule and copy, then everything it did. Copy
+ * carries rule text and the occurrence's facts (tool arguments, content), so it is printed inert:
+ * escapes for control characters, never a cursor move or a line of its own.
+ */
+import { inert } from '../compiler/diagnostics.js';
 import type { Decision, DecisionEffect, Outcome } from '../runtime/index.js';
 import { toJson, type Paint, type Style } from './output.js';
 
@@ -23,13 +28,13 @@ export function describeDecision(d: Decision, paint: Paint): string {
   lines.push(`decision: ${paint(EFFECT_STYLE[d.decision], d.decision)}${by}`);
   if (d.copy && Object.keys(d.copy).length > 0) {
     lines.push('copy:');
-    for (const [member, text] of Object.entries(d.copy)) lines.push(`  ${member}: ${text}`);
+    for (const [member, text] of Object.entries(d.copy)) lines.push(`  ${member}: ${inert(text)}`);
   }
   if (d.advisories.length > 0) {
     lines.push('advisories:');
     for (const a of d.advisories) {
       // The deciding rule's copy is printed above; repeat only the others'.
-      const copy = a.rule === d.rule ? '' : Object.entries(a.copy).map(([k, v]) => `${k}: ${v}`).join('; ');
+      const copy = a.rule === d.rule ? '' : Object.entries(a.copy).map(([k, v]) => `${k}: ${inert(v)}`).join('; ');
       lines.push(`  ${a.rule}${copy ? ` — ${copy}` : ''}`);
     }
   }
@@ -39,7 +44,7 @@ export function describeDecision(d: Decision, paint: Paint): string {
     for (const t of d.applied) {
       const style = OUTCOME_STYLE[t.outcome];
       const outcome = style ? paint(style, t.outcome) : t.outcome;
-      const why = t.error ? ` (${t.error.code}: ${t.error.message} [${t.error.clause}])` : '';
+      const why = t.error ? ` (${t.error.code}: ${inert(t.error.message)} [${t.error.clause}])` : '';
       lines.push(`  ${t.rule}:${outcome}${why}`);
     }
   }

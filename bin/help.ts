@@ -37,7 +37,9 @@ ${EXIT}
 
 const PACK_OPTIONS = `      --capability <file>   the host's capability document (section 8.2 of the spec); required
       --config <file>       an operator configuration document (section 9); repeatable,
-                            applied in the order given`;
+                            applied in the order given
+      --allow-empty         accept a pack with no rules (it allows everything); without it,
+                            no rules is an error`;
 
 export const COMMANDS: Record<string, string> = {
   compile: `Usage: oarc compile <rules…> --capability <file> [--config <file>…] -o <bundle.mjs> [--dts] [--root <dir>] [--runtime <specifier>]
@@ -67,14 +69,23 @@ Example:
 ${EXIT}
 `,
 
-  check: `Usage: oarc check <rules…> --capability <file> [--config <file>…] [--json] [--watch]
+  check: `Usage: oarc check <rules…> --capability <file> [--config <file>…] [--format <format>] [--max-warnings <n>] [--watch]
 
 Load and check the rule documents exactly as \`oarc compile\` does, and write nothing. Every
-error is reported in one pass.
+error is reported in one pass, in reading order (file, line, column), each naming its rule and,
+where a declared name is close, the one probably meant. Warnings point out valid OAR that is
+almost surely a mistake (codes oarc/…): a counter read but never incremented, a rule never
+selected, a condition that is false, a monitor rule's overrides, an on_error substitute bound
+to another anchor.
 
 Options:
 ${PACK_OPTIONS}
-      --json                print { "ok": …, "diagnostics": [...] } on stdout instead of text
+      --format <format>     text (default: diagnostics with a code frame on stderr), json
+                            ({ ok, errors, warnings, diagnostics } on stdout), sarif (SARIF
+                            2.1.0 on stdout, for code-scanning upload) or github (workflow
+                            commands: annotations on the pull request)
+      --json                the same as --format json
+      --max-warnings <n>    fail (exit 1) when there are more than n warnings
       --watch               check again whenever a file the check read changes (a new file in
                             a rules directory too); runs until interrupted
   -h, --help                show this help
@@ -97,15 +108,18 @@ An occurrence is written as a conformance fixture writes one:
 Only "anchor" is required. The --occurrence input is one such object (JSON or YAML), a JSON
 array of them, or JSON Lines — one object per line. Several occurrences are decided in order
 as one session, sharing counters and activity. \`-\` reads stdin, deciding each line as it
-arrives.
+arrives. A line that cannot be read or decided ends the session there, reported at its line and
+column (exit 1): deciding the lines after it without it would show them counters and recent
+activity that never happened.
 
 Options:
       --capability <file>   the capability document (required with rule documents)
       --config <file>       an operator configuration document; repeatable (rule documents only)
       --occurrence <file|-> the occurrence(s) to decide; required
       --detectors <module>  a JavaScript module whose default export maps detector://
-                            references to detector functions ({ input } => facts), for rules
-                            of kind detector. The three reserved detectors (detector://noop,
+                            references to detector functions, for rules of kind detector:
+                            ({ ref, rule, anchor, occurrence, facts }) => ({ fact: value, … }),
+                            facts as observations, never a verdict; throwing is a failure. The three reserved detectors (detector://noop,
                             detector://error, detector://fixture) are built in. For the
                             example pack: --detectors examples/gateway/detectors.mjs
       --session <id>        the session of occurrences that carry no session_id

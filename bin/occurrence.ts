@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { formatDiagnostic, type Diagnostic, type SourceLocation } from '../compiler/diagnostics.js';
+import { formatDiagnostic, inert, type Diagnostic, type SourceLocation } from '../compiler/diagnostics.js';
 import { parseSource } from '../compiler/load/source.js';
 import { HostInputError, occurrenceFromJson, type Occurrence } from '../runtime/index.js';
 import { InputError, ioReason } from './errors.js';
@@ -153,7 +153,8 @@ export function toOccurrence(raw: RawOccurrence, session: string | undefined): O
 
 /** A short description of an occurrence, for the human output: the tool call or the content. */
 export function summarize(occ: Occurrence): string {
-  if (occ.toolCall) return clip(`${occ.toolCall.name}${occ.toolCall.arguments ? ` ${toJson(occ.toolCall.arguments)}` : ''}`, 100);
+  // A tool name is the host's observation, printed inert like copy (describe.ts).
+  if (occ.toolCall) return clip(`${inert(occ.toolCall.name)}${occ.toolCall.arguments ? ` ${toJson(occ.toolCall.arguments)}` : ''}`, 100);
   if (occ.content !== undefined) return JSON.stringify(clip(occ.content, 60));
   return '';
 }

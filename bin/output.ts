@@ -4,6 +4,7 @@
  * `file:line:col: message [OAR-XXX-n]` form, JSON that keeps integers beyond 2^53 exact.
  */
 import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
+import { SourceLines, codeFrame } from './frame.js';
 
 export interface Io {
   out(text: string): void;
@@ -43,12 +44,18 @@ export function painter(enabled: boolean): Paint {
   return enabled ? (style, text) => `\u001b[${SGR[style][0]}m${text}\u001b[${SGR[style][1]}m` : (_style, text) => text;
 }
 
-/** Print load diagnostics on stderr, errors and warnings alike, in the order found. */
+/**
+ * Print load diagnostics on stderr, errors and warnings alike, in the order given (the loader's
+ * reading order), each with its code frame when its file can be read again.
+ */
 export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): void {
   const paint = painter(io.colour.err);
+  const lines = new SourceLines();
   for (const d of diagnostics) {
     const line = formatDiagnostic(d);
     io.err(`${d.severity === 'error' ? paint('red', line) : paint('yellow', line)}\n`);
+    const frame = codeFrame(d, lines);
+    if (frame.length === 2) io.err(`${paint('dim', frame[0] as string)}\n${paint(d.severity === 'error' ? 'red' : 'yellow', frame[1] as string)}\n`);
   }
 }
 

@@ -7,7 +7,7 @@
  *   const engine = createEngine(compileToBundle(r.pack));   // or load in process
  */
 import { relative, resolve, sep } from 'node:path';
-import { LoadError, type Diagnostic } from './diagnostics.js';
+import { LoadError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import { loadPack, type LoadedPack, type PackInput, type PackResult } from './load/pack.js';
 import { parseSource, readSources, type SourceDoc } from './load/source.js';
 import { bundleData, emitBundleModule, emitBundleScript } from './emit/bundle.js';
@@ -18,7 +18,7 @@ import { checkBundle, type Bundle } from '../runtime/bundle.js';
 import type { FactReader } from '../runtime/facts.js';
 import { renderCopyObject } from '../runtime/copy.js';
 
-export { formatDiagnostic, LoadError, type Diagnostic, type SourceLocation } from './diagnostics.js';
+export { formatDiagnostic, inert, LoadError, sortDiagnostics, type Diagnostic, type SourceLocation } from './diagnostics.js';
 export { loadPack, type LoadedPack, type PackInput, type PackResult } from './load/pack.js';
 export { parseSource, readSources, type SourceDoc } from './load/source.js';
 export { portabilityReport, type PortabilityEntry } from './load/portability.js';
@@ -57,10 +57,22 @@ function single(paths: readonly string[], what: string): { doc?: SourceDoc; diag
   return r.docs[0] ? { doc: r.docs[0], diagnostics: r.diagnostics } : { diagnostics: r.diagnostics };
 }
 
-/** Read and load a pack from files. Never throws on bad input: errors come back as diagnostics. */
+/** A result whose diagnostics are in reading order: by file in `files` order, then by position. */
+function sorted(r: PackResult, files: readonly string[]): PackResult {
+  return r.ok ? { ok: true, pack: { ...r.pack, diagnostics: sortDiagnostics(r.pack.diagnostics, files) } } : { ok: false, diagnostics: sortDiagnostics(r.diagnostics, files) };
+}
+
+/**
+ * Read and load a pack from files. Never throws on bad input: errors come back as diagnostics, in
+ * reading order (file, line, column).
+ */
 export function loadPackFiles(files: PackFiles): PackResult {
-  const cap = single([files.capability], 'a capability document');
   const rules = readSources(files.rules);
+  return sorted(loadReadFiles(files, rules), [files.capability, ...(rules.files ?? []), ...(files.configs ?? [])]);
+}
+
+function loadReadFiles(files: PackFiles, rules: ReturnType<typeof readSources>): PackResult {
+  const cap = single([files.capability], 'a capability document');
   const configs = (files.configs ?? []).map((p) => single([p], 'a configuration document'));
   const diagnostics = [...cap.diagnostics, ...rules.diagnostics, ...configs.flatMap((c) => c.diagnostics)];
   if (!cap.doc || diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
@@ -71,8 +83,13 @@ export function loadPackFiles(files: PackFiles): PackResult {
   return { ok: true, pack: { ...r.pack, sourceNames, diagnostics: [...diagnostics, ...r.pack.diagnostics] } };
 }
 
-/** Load a pack from in-memory texts (YAML or JSON). */
+/** Load a pack from in-memory texts (YAML or JSON); diagnostics in reading order, as from files. */
 export function loadPackTexts(texts: { capability: string; rules: readonly string[]; configs?: readonly string[] }): PackResult {
+  const order = ['<capability>', ...texts.rules.map((_, i) => `<rules ${i}>`), ...(texts.configs ?? []).map((_, i) => `<config ${i}>`)];
+  return sorted(loadTexts(texts), order);
+}
+
+function loadTexts(texts: { capability: string; rules: readonly string[]; configs?: readonly string[] }): PackResult {
   const cap = parseSource(texts.capability, '<capability>', { expandSequences: false });
   const rules = texts.rules.map((t, i) => parseSource(t, `<rules ${i}>`));
   const configs = (texts.configs ?? []).map((t, i) => parseSource(t, `<config ${i}>`, { expandSequences: false }));

@@ -268,6 +268,7 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
     index,
     inCollection,
     locate: (p) => doc.locate([...path, ...p]),
+    locateText: (p, offset, length) => doc.locateText([...path, ...p], offset, length),
   });
 
   // [OAR-CONF-20], [OAR-CONF-35]: adopt the fixture's capability, or skip it — never a baseline one.

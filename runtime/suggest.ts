@@ -52,8 +52,12 @@ export function closest(name: string, candidates: Iterable<string>): string | un
   return best;
 }
 
+/** ` (did you mean `x`?)` for a suggestion, or the empty string for none. */
+export function meantHint(suggestion: string | undefined): string {
+  return suggestion === undefined ? '' : ` (did you mean \`${suggestion}\`?)`;
+}
+
 /** ` (did you mean `x`?)`, or the empty string when nothing is close. */
 export function didYouMean(name: string, candidates: Iterable<string>): string {
-  const c = closest(name, candidates);
-  return c === undefined ? '' : ` (did you mean \`${c}\`?)`;
+  return meantHint(closest(name, candidates));
 }

@@ -143,7 +143,7 @@ async function importBundle(file: string): Promise<{ default?: unknown }> {
 
 /** A bundle carries the capability it was compiled against; a --capability must agree with it. */
 async function sameHost(bundle: Bundle, file: string, capability: string, io: Io): Promise<void> {
-  const r = await loadRequestedPack({ rules: [], capability, configs: [] });
+  const r = await loadRequestedPack({ rules: [], capability, configs: [], allowEmpty: true });
   if (!r.ok) {
     printDiagnostics(io, r.diagnostics);
     io.err(`oarc eval: ${tally(r.diagnostics)}\n`);
@@ -153,13 +153,11 @@ async function sameHost(bundle: Bundle, file: string, capability: string, io: Io
   const b = bundle.capability;
   const anchors = (m: Iterable<[string, string]>) => [...m].map(([k, v]) => `${k}=${v}`).sort().join(',');
   const differs =
-    cap.host !== b.host ? `host ${b.host}, not ${cap.host}`
-    : anchors(cap.coreAnchors) !== anchors(Object.entries(b.coreAnchors)) ? 'a different anchor profile map'
-    : [...cap.hostAnchors].sort().join(',') !== [...b.hostAnchors].sort().join(',') ? 'a different host anchor catalogue'
+    cap.host !== b.host ? `was compiled for host ${b.host}, and ${capability} declares host ${cap.host}`
+    : anchors(cap.coreAnchors) !== anchors(Object.entries(b.coreAnchors)) ? `was compiled for a different anchor profile map than ${capability} declares`
+    : [...cap.hostAnchors].sort().join(',') !== [...b.hostAnchors].sort().join(',') ? `was compiled for a different host anchor catalogue than ${capability} declares`
     : undefined;
-  if (differs !== undefined) {
-    throw new InputError(`oarc eval: ${file} was compiled for ${differs} than ${capability} declares; recompile it, or leave out --capability`);
-  }
+  if (differs !== undefined) throw new InputError(`oarc eval: ${file} ${differs}; recompile it, or leave out --capability`);
 }
 
 async function loadDetectors(file: string): Promise<Record<string, Detector>> {

@@ -33,6 +33,7 @@
  */
 import type { FactSymbol, SymbolTable } from '../../runtime/types.js';
 import { isCopyType, type CopyPart, type CopyProgram } from '../../runtime/copy.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 
 export type CopyNode =
   | { k: 'text'; text: string }
@@ -54,6 +55,8 @@ export interface CopyCheckError {
   message: string;
   token: string;
   offset: number;
+  /** The declared fact the name was probably meant to be. */
+  suggestion?: string;
 }
 
 /** The deepest nesting of `{% if %}` conditionals accepted ([OAR-COPY-3]). */
@@ -295,11 +298,13 @@ export function checkCopy(nodes: readonly CopyNode[], symbols: SymbolTable): { f
   for (const n of names(nodes)) {
     const sym = symbols.lookup(n.name);
     if (sym === undefined) {
+      const meant = closest(n.name, symbols.symbols.filter((x) => x.kind === 'fact').map((x) => x.name));
       errors.push({
         clause: 'OAR-COPY-2',
-        message: `copy names ${n.name}, which is not a declared fact`,
+        message: `copy names ${n.name}, which is not a declared fact${meantHint(meant)}`,
         token: n.name,
         offset: n.offset,
+        ...(meant === undefined ? {} : { suggestion: meant }),
       });
       continue;
     }

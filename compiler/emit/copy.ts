@@ -41,12 +41,31 @@ export function emitCopyFunction(members: Partial<Record<CopyMember, CopyProgram
   };
 }
 
-/** One member's text: the parts joined by `+`, left to right. Every part is a string. */
+/** Parts joined by one left-to-right `+` chain; longer texts are chains of chains. */
+const CHAIN = 64;
+
+/**
+ * One member's text: the parts joined by `+`, left to right. Every part is a string, so `+` is
+ * associative and the tree's shape changes nothing but its depth: a template of any length — a
+ * copy with thousands of bindings passes `check`, so it must compile — becomes chains of at most
+ * CHAIN parts joined as a balanced tree, whose depth (CHAIN + log2 of the chains) no printer or
+ * parser recursing over it can overflow. Evaluation order, and so the first raise, is unchanged.
+ */
 function emitProgram(program: CopyProgram, scope: EmitScope): ES.Expression {
   if (program.length === 0) return lit('');
-  let out = emitPart(program[0] as CopyPart, scope);
-  for (let i = 1; i < program.length; i++) out = binary('+', out, emitPart(program[i] as CopyPart, scope));
-  return out;
+  const chains: ES.Expression[] = [];
+  for (let at = 0; at < program.length; at += CHAIN) {
+    let out = emitPart(program[at] as CopyPart, scope);
+    for (let i = at + 1; i < Math.min(at + CHAIN, program.length); i++) out = binary('+', out, emitPart(program[i] as CopyPart, scope));
+    chains.push(out);
+  }
+  return balanced(chains, 0, chains.length);
+}
+
+function balanced(xs: readonly ES.Expression[], from: number, to: number): ES.Expression {
+  if (to - from === 1) return xs[from] as ES.Expression;
+  const mid = (from + to) >> 1;
+  return binary('+', balanced(xs, from, mid), balanced(xs, mid, to));
 }
 
 function emitPart(part: CopyPart, scope: EmitScope): ES.Expression {

@@ -62,11 +62,16 @@ export interface Unary extends Node {
 export interface Binary extends Node {
   readonly type: 'binary';
   readonly op: BinaryOp;
+  /** Where the operator itself is: type errors name the operator and point at it. */
+  readonly opOffset: number;
   readonly left: Expr;
   readonly right: Expr;
 }
 export interface Ternary extends Node {
   readonly type: 'ternary';
+  /** Where `?` and `:` are. */
+  readonly question: number;
+  readonly colon: number;
   readonly test: Expr;
   readonly consequent: Expr;
   readonly alternate: Expr;

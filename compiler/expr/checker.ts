@@ -5,8 +5,9 @@
  */
 import type { Expr } from './ast.js';
 import type { CmpMode, ExprType, TExpr } from './typed.js';
-import type { SymbolTable } from '../../runtime/types.js';
+import type { SymbolEntry, SymbolTable } from '../../runtime/types.js';
 import { INT64_MAX, INT64_MIN } from '../../runtime/int64.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 
 export interface CheckError {
   readonly clause: string;
@@ -14,11 +15,32 @@ export interface CheckError {
   /** The identifier, operator or construct the error names. */
   readonly token: string;
   readonly offset: number;
+  /** What to write instead, when one name is close enough to be the one meant. */
+  readonly suggestion?: string;
+}
+
+/** A declared symbol the condition names, where it names it. */
+export interface SymbolRef {
+  readonly sym: SymbolEntry;
+  readonly offset: number;
+}
+
+/** A `fire_count_of` / `breaker_count_of` read: the function, its literal argument, where. */
+export interface CounterRead {
+  readonly fn: string;
+  readonly name: string;
+  readonly offset: number;
 }
 
 export interface CheckResult {
   readonly expr?: TExpr;
   readonly errors: readonly CheckError[];
+  /**
+   * Every declared symbol and counter read the condition names, found even when it has errors, so
+   * the checks that depend on them (requires, rule targets) report in the same pass.
+   */
+  readonly refs: readonly SymbolRef[];
+  readonly counterReads: readonly CounterRead[];
 }
 
 /** The four built-ins and no fifth ([OAR-EXPR-16]). */
@@ -56,6 +78,8 @@ export function checkCondition(e: Expr, symbols: SymbolTable): CheckResult {
   const r = checkExpression(e, symbols);
   if (r.expr && r.expr.ty !== 'bool') {
     return {
+      refs: r.refs,
+      counterReads: r.counterReads,
       errors: [
         {
           clause: 'OAR-FACT-4',
@@ -73,17 +97,27 @@ export function checkCondition(e: Expr, symbols: SymbolTable): CheckResult {
 export function checkExpression(e: Expr, symbols: SymbolTable): CheckResult {
   const c = new Checker(symbols);
   const out = c.check(e);
-  return out === ERR || c.errors.length > 0 ? { errors: c.errors } : { expr: out, errors: [] };
+  const found = { refs: c.refs, counterReads: c.counterReads };
+  return out === ERR || c.errors.length > 0 ? { errors: c.errors, ...found } : { expr: out, errors: [], ...found };
 }
 
 class Checker {
   readonly errors: CheckError[] = [];
+  readonly refs: SymbolRef[] = [];
+  readonly counterReads: CounterRead[] = [];
 
   constructor(private readonly symbols: SymbolTable) {}
 
-  private err(clause: string, token: string, offset: number, message: string): typeof ERR {
-    this.errors.push({ clause, token, offset, message });
+  private err(clause: string, token: string, offset: number, message: string, suggestion?: string): typeof ERR {
+    this.errors.push({ clause, token, offset, message: message + meantHint(suggestion), ...(suggestion === undefined ? {} : { suggestion }) });
     return ERR;
+  }
+
+  /** The declared name closest to a misspelled one; a call looks among functions first. */
+  private suggest(name: string, call: boolean): string | undefined {
+    const fns = this.symbols.symbols.filter((s) => s.kind === 'function').map((s) => s.name);
+    const facts = this.symbols.symbols.filter((s) => s.kind === 'fact').map((s) => s.name);
+    return call ? closest(name, [...BUILTINS, ...fns]) ?? closest(name, facts) : closest(name, facts) ?? closest(name, fns);
   }
 
   check(e: Expr): Out {
@@ -141,15 +175,19 @@ class Checker {
     if (sym.kind === 'function') {
       return this.err('OAR-FACT-3', name, offset, `'${name}' is an observation function; call it as ${name}(…)`);
     }
+    this.refs.push({ sym, offset });
     return { k: 'fact', ty: sym.type, offset, sym };
   }
 
-  private unknown(name: string, offset: number): typeof ERR {
+  private unknown(name: string, offset: number, call = false): typeof ERR {
     // [OAR-FACT-3], [OAR-EXPR-7]: `null` is nothing but an unknown identifier.
     const dot = name.indexOf('.');
-    const head = dot === -1 ? undefined : this.symbols.lookup(name.slice(0, dot));
-    const hint = head ? ` (there is no field selection: '${name.slice(0, dot)}' is a declared ${head.kind === 'fact' ? 'fact' : 'function'}, '${name}' is not)` : '';
-    return this.err('OAR-FACT-3', name, offset, `unknown identifier '${name}': not a declared fact or observation function${hint}`);
+    const headName = name.slice(0, dot);
+    const head = dot === -1 ? undefined : this.symbols.lookup(headName);
+    const hint = head ? ` (there is no field selection: '${headName}' is a declared ${head.kind === 'fact' ? 'fact' : 'function'}, '${name}' is not)` : '';
+    // `tool_args.path` means the argument `path`: offer the typed reader that reads it.
+    const reader = head?.name === 'tool_args' && this.symbols.lookup('tool_arg_string')?.kind === 'function' ? `tool_arg_string(${JSON.stringify(name.slice(dot + 1))})` : undefined;
+    return this.err('OAR-FACT-3', name, offset, `unknown identifier '${name}': not a declared fact or observation function${hint}`, reader ?? (head ? undefined : this.suggest(name, call)));
   }
 
   private call(name: string, args: readonly Expr[], offset: number): Out {
@@ -166,7 +204,7 @@ class Checker {
       if (member > 0 && this.symbols.lookup(name.slice(0, member))) {
         return this.err('OAR-EXPR-2', name, offset, `'${name}(…)' is a member call, which the language does not have; built-ins are called as functions, e.g. starts_with(s, p)`);
       }
-      return this.unknown(name, offset);
+      return this.unknown(name, offset, true);
     }
     if (sym.kind === 'fact') return this.err('OAR-FACT-3', name, offset, `'${name}' is a fact, not a function`);
     if (args.length !== 1) {
@@ -177,6 +215,8 @@ class Checker {
     if (COUNTER_READERS.has(name) && argExpr.type !== 'string') {
       return this.err('OAR-FIRE-11', name, argExpr.offset, `the argument of ${name} must be a string literal naming a rule`);
     }
+    this.refs.push({ sym, offset });
+    if (COUNTER_READERS.has(name) && argExpr.type === 'string') this.counterReads.push({ fn: name, name: argExpr.value, offset: argExpr.offset });
     const arg = this.check(argExpr);
     if (arg === ERR) return ERR;
     if (arg.ty !== sym.param) {
@@ -255,13 +295,13 @@ class Checker {
     if (left === ERR || right === ERR) return ERR;
     const l = left.ty;
     const r = right.ty;
-    const offset = e.offset;
+    const offset = e.opOffset;
     const op = e.op;
     switch (op) {
       case '&&':
       case '||':
         if (l !== 'bool' || r !== 'bool') return this.err('OAR-EXPR-8', op, offset, `'${op}' takes two bool, got ${l} and ${r}`);
-        return { k: op === '&&' ? 'and' : 'or', ty: 'bool', offset, left, right };
+        return { k: op === '&&' ? 'and' : 'or', ty: 'bool', offset: e.offset, left, right };
       case '+':
       case '-':
       case '*':
@@ -270,7 +310,7 @@ class Checker {
         // [OAR-EXPR-9] two int or two double; `%` two int; `+` also two string.
         const ok = (l === r && (l === 'int' || (l === 'double' && op !== '%') || (l === 'string' && op === '+')));
         if (!ok) return this.err('OAR-EXPR-9', op, offset, `'${op}' cannot take ${l} and ${r}`);
-        return { k: 'arith', ty: l, offset, op, left, right };
+        return { k: 'arith', ty: l, offset: e.offset, op, left, right };
       }
       case '<':
       case '<=':
@@ -279,7 +319,7 @@ class Checker {
         // [OAR-EXPR-10] two int, two double, one of each, or two string.
         const mode = numericMode(l, r) ?? (l === 'string' && r === 'string' ? 'string' : undefined);
         if (!mode) return this.err('OAR-EXPR-10', op, offset, `'${op}' cannot compare ${l} with ${r}`);
-        return { k: 'cmp', ty: 'bool', offset, op, mode, left, right };
+        return { k: 'cmp', ty: 'bool', offset: e.offset, op, mode, left, right };
       }
       case '==':
       case '!=': {
@@ -290,12 +330,12 @@ class Checker {
         }
         const mode: CmpMode | undefined = l === r ? (l as CmpMode) : numericMode(l, r);
         if (!mode) return this.err('OAR-EXPR-11', op, offset, `'${op}' cannot compare ${l} with ${r}`);
-        return { k: 'cmp', ty: 'bool', offset, op, mode, left, right };
+        return { k: 'cmp', ty: 'bool', offset: e.offset, op, mode, left, right };
       }
       case 'in': {
         // [OAR-EXPR-12] string in list<string>, or string in a map (key presence).
-        if (l === 'string' && r === 'list<string>') return { k: 'in', ty: 'bool', offset, of: 'list', left, right };
-        if (l === 'string' && isMapType(r)) return { k: 'in', ty: 'bool', offset, of: 'map', left, right };
+        if (l === 'string' && r === 'list<string>') return { k: 'in', ty: 'bool', offset: e.offset, of: 'list', left, right };
+        if (l === 'string' && isMapType(r)) return { k: 'in', ty: 'bool', offset: e.offset, of: 'map', left, right };
         return this.err('OAR-EXPR-12', 'in', offset, `'in' takes a string and a list<string> or map, got ${l} and ${r}`);
       }
     }
@@ -306,9 +346,9 @@ class Checker {
     const then = this.check(e.consequent);
     const otherwise = this.check(e.alternate);
     if (test === ERR || then === ERR || otherwise === ERR) return ERR;
-    if (test.ty !== 'bool') return this.err('OAR-EXPR-8', '?', e.offset, `the ternary condition (before '?') must be bool, got ${test.ty}`);
+    if (test.ty !== 'bool') return this.err('OAR-EXPR-8', '?', e.question, `the ternary condition (before '?') must be bool, got ${test.ty}`);
     if (then.ty !== otherwise.ty) {
-      return this.err('OAR-EXPR-8', ':', e.consequent.offset, `the ternary branches (either side of ':') must have the same type, got ${then.ty} and ${otherwise.ty}`);
+      return this.err('OAR-EXPR-8', ':', e.colon, `the ternary branches (either side of ':') must have the same type, got ${then.ty} and ${otherwise.ty}`);
     }
     return { k: 'cond', ty: then.ty, offset: e.offset, test, then, else: otherwise };
   }

@@ -10,7 +10,7 @@ import type { Expr } from './ast.js';
 import { countNodes } from './ast.js';
 import { parseCondition, DEFAULT_MAX_NODES } from './parser.js';
 import { ExprSyntaxError } from './syntax-error.js';
-import { checkCondition, checkExpression, type CheckError } from './checker.js';
+import { checkCondition, checkExpression, type CounterRead, type SymbolRef } from './checker.js';
 import type { TExpr } from './typed.js';
 import { EmitScope, emitConditionFunction } from '../emit/condition.js';
 import { verifyGenerated } from '../emit/verify.js';
@@ -18,7 +18,7 @@ import { verifyGenerated } from '../emit/verify.js';
 export { interpret, type EvalResult } from './interpreter.js';
 export type { TExpr } from './typed.js';
 export type { Expr } from './ast.js';
-export type { CheckError } from './checker.js';
+export type { CheckError, CounterRead, SymbolRef } from './checker.js';
 export { DEFAULT_MAX_NODES, MIN_MAX_NODES, MAX_MAX_NODES } from './parser.js';
 
 /** A problem with a condition: a syntax error, a limit, or a type error — each names a token. */
@@ -28,6 +28,8 @@ export interface ConditionError {
   readonly token: string;
   /** Code-point offset in the condition source. */
   readonly offset: number;
+  /** What to write instead, when one name is close enough to be the one meant. */
+  readonly suggestion?: string;
 }
 
 export interface CheckedCondition {
@@ -45,7 +47,13 @@ export interface ConditionOptions {
   requireBool?: boolean;
 }
 
-export type CheckOutcome = { ok: true; condition: CheckedCondition } | { ok: false; errors: ConditionError[] };
+/** What a condition names, found whether or not it checks: see `CheckResult`. */
+interface Named {
+  readonly refs: readonly SymbolRef[];
+  readonly counterReads: readonly CounterRead[];
+}
+
+export type CheckOutcome = ({ ok: true; condition: CheckedCondition } | { ok: false; errors: ConditionError[] }) & Named;
 
 /** Parse and type-check a condition against the symbol environment. Never throws on bad input. */
 export function checkConditionSource(source: string, symbols: SymbolTable, opts: ConditionOptions = {}): CheckOutcome {
@@ -54,13 +62,14 @@ export function checkConditionSource(source: string, symbols: SymbolTable, opts:
     ast = parseCondition(source, { maxNodes: opts.maxNodes ?? DEFAULT_MAX_NODES });
   } catch (e) {
     if (e instanceof ExprSyntaxError) {
-      return { ok: false, errors: [{ clause: e.clause, message: e.message, token: e.construct, offset: e.offset }] };
+      return { ok: false, errors: [{ clause: e.clause, message: e.message, token: e.construct, offset: e.offset }], refs: [], counterReads: [] };
     }
     throw e;
   }
   const r = opts.requireBool === false ? checkExpression(ast, symbols) : checkCondition(ast, symbols);
-  if (!r.expr) return { ok: false, errors: r.errors.map((x: CheckError) => ({ ...x })) };
-  return { ok: true, condition: { source, ast, typed: r.expr, nodes: countNodes(ast) } };
+  const named = { refs: r.refs, counterReads: r.counterReads };
+  if (!r.expr) return { ok: false, errors: r.errors.map((x) => ({ ...x })), ...named };
+  return { ok: true, condition: { source, ast, typed: r.expr, nodes: countNodes(ast) }, ...named };
 }
 
 export type ConditionFn = (reader: FactReader) => unknown;

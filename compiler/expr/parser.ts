@@ -90,18 +90,21 @@ class Parser {
   private ternary(): Expr {
     const test = this.disjunction();
     if (this.at() !== '?') return test;
+    const question = this.tok.offset;
     this.advance();
     const consequent = this.condition();
+    const colon = this.tok.offset;
     this.expect(':');
     const alternate = this.condition();
-    return this.node({ type: 'ternary', offset: test.offset, test, consequent, alternate });
+    return this.node({ type: 'ternary', offset: test.offset, question, colon, test, consequent, alternate });
   }
 
   private disjunction(): Expr {
     let left = this.conjunction();
     while (this.at() === '||') {
+      const at = this.tok.offset;
       this.advance();
-      left = this.binary('||', left, this.conjunction());
+      left = this.binary('||', at, left, this.conjunction());
     }
     return left;
   }
@@ -109,8 +112,9 @@ class Parser {
   private conjunction(): Expr {
     let left = this.relation();
     while (this.at() === '&&') {
+      const at = this.tok.offset;
       this.advance();
-      left = this.binary('&&', left, this.relation());
+      left = this.binary('&&', at, left, this.relation());
     }
     return left;
   }
@@ -120,8 +124,9 @@ class Parser {
     const left = this.addition();
     if (!RELOPS.has(this.at())) return left;
     const op = this.at() as BinaryOp;
+    const at = this.tok.offset;
     this.advance();
-    const rel = this.binary(op, left, this.addition());
+    const rel = this.binary(op, at, left, this.addition());
     if (RELOPS.has(this.at())) {
       throw this.fail(this.tok, `a relation admits at most one relational operator: '${this.tok.text}' cannot follow '${op}' (write parentheses)`, 'OAR-EXPR-4');
     }
@@ -132,8 +137,9 @@ class Parser {
     let left = this.multiplication();
     while (this.at() === '+' || this.at() === '-') {
       const op = this.at() as BinaryOp;
+      const at = this.tok.offset;
       this.advance();
-      left = this.binary(op, left, this.multiplication());
+      left = this.binary(op, at, left, this.multiplication());
     }
     return left;
   }
@@ -142,8 +148,9 @@ class Parser {
     let left = this.unary();
     while (this.at() === '*' || this.at() === '/' || this.at() === '%') {
       const op = this.at() as BinaryOp;
+      const at = this.tok.offset;
       this.advance();
-      left = this.binary(op, left, this.unary());
+      left = this.binary(op, at, left, this.unary());
     }
     return left;
   }
@@ -238,8 +245,8 @@ class Parser {
 
   // --- helpers -------------------------------------------------------------------------------
 
-  private binary(op: BinaryOp, left: Expr, right: Expr): Expr {
-    return this.node({ type: 'binary', offset: left.offset, op, left, right });
+  private binary(op: BinaryOp, opOffset: number, left: Expr, right: Expr): Expr {
+    return this.node({ type: 'binary', offset: left.offset, opOffset, op, left, right });
   }
 
   private node<T extends Expr>(e: T): T {

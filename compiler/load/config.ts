@@ -7,6 +7,7 @@
 import { error, type Diagnostic, type SourceLocation } from '../diagnostics.js';
 import type { CheckedRule, Enforcement } from './model.js';
 import type { JsonPath } from './capability.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 
 export interface ConfigDocument {
   oar_config: string;
@@ -52,7 +53,8 @@ export function applyConfigs(
       ...Object.entries(doc.enforcement ?? {}).map(([ref, value]) => ({ ref, value, path: ['enforcement', ref] })),
     ];
     for (const s of statements) {
-      const fail = (clause: string, message: string) => diagnostics.push(error(clause, message, { token: s.ref, path: s.path, source: locate(s.path) }));
+      const fail = (clause: string, message: string, extra: { rule?: string; suggestion?: string } = {}) =>
+        diagnostics.push(error(clause, message, { token: s.ref, path: s.path, source: locate(s.path), ...extra }));
       const { rule, ambiguous } = resolveConfigRef(s.ref, rules);
       if (ambiguous) {
         fail('OAR-CFG-8', `configuration names ${s.ref}, which matches more than one loaded rule: ${ambiguous.map((r) => r.qid).join(', ')}`);
@@ -60,14 +62,16 @@ export function applyConfigs(
       }
       if (!rule) {
         if (failedElsewhere(s.ref)) continue;
-        fail('OAR-CFG-4', `configuration ${s.path[0] as string} names ${s.ref}, which is not a loaded rule`);
+        // The loaded rule probably meant: as written, qualified or bare.
+        const meant = closest(s.ref, s.ref.includes('/') ? rules.map((r) => r.qid) : rules.map((r) => r.id));
+        fail('OAR-CFG-4', `configuration ${s.path[0] as string} names ${s.ref}, which is not a loaded rule${meantHint(meant)}`, meant === undefined ? {} : { suggestion: meant });
         continue;
       }
       // [OAR-CFG-5], [OAR-OPS-7]: a mandatory rule cannot be disabled or downgraded. Setting it
       // `off` disables it even when the document already declares `off`: the configuration
       // "disables ... a rule whose mandatory is true", which [OAR-CFG-5] rejects without exception.
       if (rule.mandatory && (s.value === 'off' || RANK[s.value] < RANK[rule.enforcement])) {
-        fail('OAR-CFG-5', `configuration ${s.value === 'off' ? 'disables' : 'downgrades'} ${rule.qid}, which is mandatory`);
+        fail('OAR-CFG-5', `configuration ${s.value === 'off' ? 'disables' : 'downgrades'} ${rule.qid}, which is mandatory`, { rule: rule.qid });
         continue;
       }
       enforcement.set(rule.qid, s.value);

@@ -32,6 +32,8 @@ export class JsonError {
 
 export interface JsonOptions {
   maxDepth: number;
+  /** Values (every scalar, array and object) beyond which the document is refused. */
+  maxNodes?: number;
   bigInts: boolean;
   /** A number beyond the binary64 range reads as ±Infinity instead of being refused. */
   nonFinite?: boolean;
@@ -52,6 +54,7 @@ export function parseJson(text: string, opts: JsonOptions): JsonParsed {
 
 class Parser {
   i = 0;
+  private nodes = 0;
   constructor(
     private readonly s: string,
     private readonly opts: JsonOptions,
@@ -65,6 +68,7 @@ class Parser {
   value(depth: number): JsonParsed {
     const s = this.s;
     const at = this.i;
+    if (++this.nodes > (this.opts.maxNodes ?? Infinity)) throw new JsonError(`document has more than ${this.opts.maxNodes} values; it was not parsed`, at);
     const c = s[at];
     switch (c) {
       case '{':

@@ -11,6 +11,7 @@ import { applyConfigs, type ConfigDocument } from './config.js';
 import type { CheckedRule, Enforcement } from './model.js';
 import { checkRule, qualifiedId, type RuleDocument, type RuleDraft, type Locator } from './rule.js';
 import { checkRuleSet } from './ruleset.js';
+import { lintRules } from './lint.js';
 import { validateConfigDocument, validateRuleDocument } from './schema.js';
 import type { SourceDoc } from './source.js';
 
@@ -42,7 +43,14 @@ export interface LoadedPack {
 export type PackResult = { ok: true; pack: LoadedPack } | { ok: false; diagnostics: Diagnostic[] };
 
 function locator(doc: SourceDoc): Locator {
-  return (path) => doc.locate(path);
+  return Object.assign((path: readonly (string | number)[]) => doc.locate(path), {
+    text: (path: readonly (string | number)[], offset: number, length: number) => doc.locateText(path, offset, length),
+  });
+}
+
+/** Every diagnostic about a rule names it, in the `rule` member. */
+function about(qid: string | undefined, ds: readonly Diagnostic[]): Diagnostic[] {
+  return qid === undefined ? [...ds] : ds.map((d) => (d.rule === undefined ? { ...d, rule: qid } : d));
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -66,9 +74,10 @@ export function loadPack(input: PackInput): PackResult {
       diagnostics.push(error(clause, `${source.inCollection ? `member ${source.index} of the rule set` : 'the document'} is not a rule document: a JSON ${found}, not a JSON object`, { source: source.locate([]), path: [], token: found }));
       continue;
     }
-    const found = validateRuleDocument(source);
-    diagnostics.push(...found);
     const doc = source.value as unknown as RuleDocument;
+    const named = typeof doc.id === 'string' && (doc.namespace === undefined || typeof doc.namespace === 'string');
+    const found = about(named ? qualifiedId(doc.id, doc.namespace) : undefined, validateRuleDocument(source));
+    diagnostics.push(...found);
     // [OAR-CONF-2] `oar` is checked before any other processing: a document whose version is
     // rejected is not read further, so its `id` takes no part in identity ([OAR-DOC-9]).
     const versionRejected = found.some((d) => d.severity === 'error' && d.token === 'oar' && (d.path?.length ?? 0) <= 1);
@@ -79,7 +88,7 @@ export function loadPack(input: PackInput): PackResult {
       const first = seen.get(qid);
       if (first !== undefined) {
         const at = first.locate(['id']);
-        diagnostics.push(error('OAR-DOC-9', `rule ${qid} is defined twice (first at ${at.file}:${at.line}:${at.column})`, { token: qid, path: ['id'], source: source.locate(['id']) }));
+        diagnostics.push(error('OAR-DOC-9', `rule ${qid} is defined twice (first at ${at.file}:${at.line}:${at.column})`, { token: qid, rule: qid, path: ['id'], source: source.locate(['id']) }));
         continue;
       }
       seen.set(qid, source);
@@ -91,7 +100,7 @@ export function loadPack(input: PackInput): PackResult {
   for (const { doc, source } of valid) {
     const locate = locator(source);
     const r = checkRule(doc, capability, symbols, locate);
-    diagnostics.push(...r.diagnostics);
+    diagnostics.push(...about(qualifiedId(doc.id, doc.namespace), r.diagnostics));
     if (r.draft) drafts.push({ draft: r.draft, locate });
   }
   const set = checkRuleSet(drafts, new Set(seen.keys()));
@@ -109,6 +118,8 @@ export function loadPack(input: PackInput): PackResult {
   const applied = applyConfigs(configs, set.rules, new Set(seen.keys()));
   diagnostics.push(...applied.diagnostics);
   if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+  // Likely mistakes that are valid OAR, only for a pack that loads: warnings never hide an error.
+  diagnostics.push(...lintRules(set.rules, new Map(drafts.map((d) => [d.draft.qid, d.locate])), applied.enforcement));
   return {
     ok: true,
     pack: { capability, symbols: symbols.symbols, rules: set.rules, enforcement: applied.enforcement, diagnostics },

@@ -7,7 +7,8 @@
  * The document has already passed schema validation, so shapes and enums are trusted here.
  */
 import { error, warning, type Diagnostic, type SourceLocation } from '../diagnostics.js';
-import { checkConditionSource, type CheckedCondition, type TExpr } from '../expr/index.js';
+import { checkConditionSource, type CheckedCondition } from '../expr/index.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 import { MAX_MAX_NODES } from '../expr/parser.js';
 import { checkCopy, compileCopyTemplate, parseCopy } from '../copy/template.js';
 import { COPY_MEMBERS, type CopyMember, type CopyProgram } from '../../runtime/copy.js';
@@ -52,14 +53,31 @@ export interface RuleDraft {
   readonly transform?: CheckedTransform;
   readonly copy: Partial<Record<CopyMember, CopyProgram>>;
   readonly counterScope?: FactSymbol;
-  /** `fire_count_of` / `breaker_count_of` arguments as written, with their offsets. */
   /** `fire_count_of` / `breaker_count_of` reads: the function, its literal argument, where. */
   readonly counterReads: { fn: string; name: string; offset: number }[];
   readonly references: SymbolEntry[];
   readonly source: SourceLocation;
 }
 
-export type Locator = (path: readonly (string | number)[]) => SourceLocation;
+/**
+ * Where a field of the rule document is; `text` places a span of code points inside a string field
+ * (a condition, a copy template) exactly, when the document came from a file.
+ */
+export type Locator = ((path: readonly (string | number)[]) => SourceLocation) & {
+  text?: (path: readonly (string | number)[], offset: number, length: number) => SourceLocation;
+};
+
+/** The exact span of `token` at `offset` inside the string at `path`, or the field's position. */
+export function locateToken(locate: Locator, path: readonly (string | number)[], offset: number | undefined, token: string | undefined): SourceLocation {
+  if (offset === undefined || locate.text === undefined) return locate(path);
+  return locate.text(path, offset, token === undefined ? 1 : Array.from(token).length);
+}
+
+/** ` (did you mean \`x\`?)` and the suggestion itself, for a name close to one of `candidates`. */
+function suggestion(name: string, candidates: Iterable<string>): { hint: string; suggestion?: string } {
+  const c = closest(name, candidates);
+  return c === undefined ? { hint: '' } : { hint: meantHint(c), suggestion: c };
+}
 
 const REDACTED = '[REDACTED]';
 
@@ -80,10 +98,17 @@ export function checkRule(
 ): { draft?: RuleDraft; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const qid = qualifiedId(doc.id, doc.namespace);
-  const at = (path: JsonPath, extra: { token?: string; offset?: number } = {}) => ({ ...extra, path, source: locate(path) });
-  const fail = (clause: string, message: string, path: JsonPath, token?: string, offset?: number) => {
-    diagnostics.push(error(clause, message, at(path, token === undefined ? {} : offset === undefined ? { token } : { token, offset })));
+  const at = (path: JsonPath, extra: { token?: string; offset?: number } = {}) => ({ ...extra, path, source: locateToken(locate, path, extra.offset, extra.token) });
+  const fail = (clause: string, message: string, path: JsonPath, token?: string, offset?: number, suggested?: string) => {
+    const extra = token === undefined ? {} : offset === undefined ? { token } : { token, offset };
+    diagnostics.push(error(clause, message, { ...at(path, extra), ...(suggested === undefined ? {} : { suggestion: suggested }) }));
   };
+  /** A name that is not one of `candidates`: the message says which one was probably meant. */
+  const unknownName = (clause: string, message: (hint: string) => string, path: JsonPath, token: string, candidates: Iterable<string>) => {
+    const s = suggestion(token, candidates);
+    fail(clause, message(s.hint), path, token, undefined, s.suggestion);
+  };
+  const facts = (ok: (sym: FactSymbol) => boolean) => symbols.symbols.filter((x): x is FactSymbol => x.kind === 'fact' && ok(x)).map((x) => x.name);
   const references = new Map<string, SymbolEntry>();
   const reference = (sym: SymbolEntry) => references.set(sym.name, sym);
 
@@ -98,17 +123,17 @@ export function checkRule(
       localAnchor = local;
     }
   } else if (!capability.hostAnchors.has(doc.anchor)) {
-    fail('OAR-DOC-12', `rule ${qid} names anchor ${doc.anchor}, which is neither a core anchor nor in the host anchor catalogue`, ['anchor'], doc.anchor);
+    unknownName('OAR-DOC-12', (hint) => `rule ${qid} names anchor ${doc.anchor}, which is neither a core anchor nor in the host anchor catalogue${hint}`, ['anchor'], doc.anchor, [...CORE_ANCHORS, ...capability.hostAnchors]);
   }
 
   // --- requires ([OAR-FACT-19]) ---
   const requiredProfiles = new Set(doc.requires?.profiles ?? []);
   const requiredFacts = new Set(doc.requires?.facts ?? []);
   (doc.requires?.profiles ?? []).forEach((p, i) => {
-    if (!capability.profiles.has(p)) fail('OAR-FACT-19', `rule ${qid} requires profile ${p} (requires.profiles), which this host does not provide`, ['requires', 'profiles', i], p);
+    if (!capability.profiles.has(p)) unknownName('OAR-FACT-19', (hint) => `rule ${qid} requires profile ${p} (requires.profiles), which this host does not provide${hint}`, ['requires', 'profiles', i], p, capability.profiles);
   });
   (doc.requires?.facts ?? []).forEach((f, i) => {
-    if (!symbols.lookup(f)) fail('OAR-FACT-19', `rule ${qid} requires fact ${f} (requires.facts), which this host does not provide`, ['requires', 'facts', i], f);
+    if (!symbols.lookup(f)) unknownName('OAR-FACT-19', (hint) => `rule ${qid} requires fact ${f} (requires.facts), which this host does not provide${hint}`, ['requires', 'facts', i], f, symbols.symbols.map((x) => x.name));
   });
 
   /** [OAR-FACT-20]: a non-core reference must be reached through `requires`. */
@@ -131,7 +156,7 @@ export function checkRule(
     const sym = symbols.lookup(name);
     if (!sym || sym.kind !== 'fact' || (sym.type !== 'string' && sym.type !== 'list<string>')) {
       const why = !sym ? 'is not a declared fact' : sym.kind === 'function' ? 'is an observation function' : `has type ${sym.type}, not string or list<string>`;
-      fail('OAR-SEL-3', `selector clause ${name} of rule ${qid} ${why}`, path, name);
+      unknownName('OAR-SEL-3', (hint) => `selector clause ${name} of rule ${qid} ${why}${hint}`, path, name, facts((f) => f.type === 'string' || f.type === 'list<string>'));
       continue;
     }
     requireReach(sym, 'OAR-FACT-20', path);
@@ -147,7 +172,7 @@ export function checkRule(
     const sym = symbols.lookup(doc.counter_scope);
     if (!sym || sym.kind !== 'fact' || sym.type !== 'string') {
       const why = !sym ? 'is not a declared fact' : sym.kind === 'function' ? 'is an observation function' : `has type ${sym.type}, not string`;
-      fail('OAR-FIRE-10', `counter_scope ${doc.counter_scope} of rule ${qid} ${why}`, ['counter_scope'], doc.counter_scope);
+      unknownName('OAR-FIRE-10', (hint) => `counter_scope ${doc.counter_scope} of rule ${qid} ${why}${hint}`, ['counter_scope'], doc.counter_scope, facts((f) => f.type === 'string'));
     } else {
       requireReach(sym, 'OAR-FIRE-10', ['counter_scope']);
       counterScope = sym;
@@ -168,7 +193,7 @@ export function checkRule(
       const sym = symbols.lookup(t.target);
       if (!sym || sym.kind !== 'fact' || sym.type !== 'list<map>') {
         const why = !sym ? 'is not a declared fact' : sym.kind === 'function' ? 'is an observation function' : `has type ${sym.type}, not list<map>`;
-        fail('OAR-OPS-14', `transform target ${t.target} of rule ${qid} ${why}; it must be content or a list<map> fact`, ['transform', 'target'], t.target);
+        unknownName('OAR-OPS-14', (hint) => `transform target ${t.target} of rule ${qid} ${why}; it must be content or a list<map> fact${hint}`, ['transform', 'target'], t.target, ['content', ...facts((f) => f.type === 'list<map>')]);
       } else {
         requireReach(sym, 'OAR-FACT-20', ['transform', 'target']);
         target = sym;
@@ -179,8 +204,9 @@ export function checkRule(
 
   // --- detector ([OAR-OPS-12]) ---
   // The three corpus detectors are always provided ([OAR-CONF-25]), listed or not.
-  if (doc.detector && !capability.detectors.has(doc.detector.ref) && !RESERVED_DETECTORS.includes(doc.detector.ref)) {
-    fail('OAR-OPS-12', `rule ${qid} references detector ${doc.detector.ref}, which this host does not register (not in its detectors)`, ['detector', 'ref'], doc.detector.ref);
+  const ref = doc.detector?.ref;
+  if (ref !== undefined && !capability.detectors.has(ref) && !RESERVED_DETECTORS.includes(ref)) {
+    unknownName('OAR-OPS-12', (hint) => `rule ${qid} references detector ${ref}, which this host does not register (not in its detectors)${hint}`, ['detector', 'ref'], ref, [...capability.detectors, ...RESERVED_DETECTORS]);
   }
 
   // --- flow ([OAR-PROF-3], [OAR-FACT-13]) ---
@@ -198,14 +224,14 @@ export function checkRule(
   if (doc.when !== undefined) {
     const r = checkConditionSource(doc.when, symbols, { maxNodes: Math.min(capability.expressionNodesMax, MAX_MAX_NODES) });
     if (!r.ok) {
-      for (const e of r.errors) fail(e.clause, `rule ${qid}: when: ${e.message} (at offset ${e.offset})`, ['when'], e.token, e.offset);
+      for (const e of r.errors) fail(e.clause, `rule ${qid}: when: ${e.message}`, ['when'], e.token, e.offset, e.suggestion);
     } else {
       when = r.condition;
-      walk(when.typed, (e) => {
-        if (e.k === 'fact' || e.k === 'call') requireReach(e.sym, 'OAR-FACT-20', ['when'], e.offset);
-        if (e.k === 'call' && e.target !== undefined) counterReads.push({ fn: e.sym.name, name: e.target, offset: e.offset });
-      });
     }
+    // What the condition names is checked even when it has errors, so that independent errors of
+    // one condition are reported together.
+    for (const ref of r.refs) requireReach(ref.sym, 'OAR-FACT-20', ['when'], ref.offset);
+    counterReads.push(...r.counterReads);
   }
 
   // --- copy (Appendix C) ---
@@ -216,11 +242,11 @@ export function checkRule(
     const path = ['copy', member];
     const parsed = parseCopy(text);
     if (!parsed.ok) {
-      fail('OAR-COPY-3', `rule ${qid}: copy.${member}: ${parsed.message} (at offset ${parsed.offset})`, path, parsed.construct, parsed.offset);
+      fail('OAR-COPY-3', `rule ${qid}: copy.${member}: ${parsed.message}`, path, parsed.construct, parsed.offset);
       continue;
     }
     const checked = checkCopy(parsed.nodes, symbols);
-    for (const e of checked.errors) fail(e.clause, `rule ${qid}: copy.${member}: ${e.message}`, path, e.token, e.offset);
+    for (const e of checked.errors) fail(e.clause, `rule ${qid}: copy.${member}: ${e.message}`, path, e.token, e.offset, e.suggestion);
     // [OAR-COPY-5] a fact named only in copy must still be reached through requires.
     for (const sym of checked.facts) requireReach(sym, 'OAR-COPY-5', path);
     if (checked.errors.length === 0) copy[member] = compileCopyTemplate(parsed.nodes, symbols);
@@ -244,48 +270,4 @@ export function checkRule(
     ...(counterScope ? { counterScope } : {}),
   };
   return { draft, diagnostics };
-}
-
-/** Visit every node of a typed condition. */
-export function walk(e: TExpr, visit: (e: TExpr) => void): void {
-  visit(e);
-  switch (e.k) {
-    case 'lit':
-    case 'fact':
-      return;
-    case 'list':
-      e.items.forEach((x) => walk(x, visit));
-      return;
-    case 'call':
-      walk(e.arg, visit);
-      return;
-    case 'size':
-      walk(e.arg, visit);
-      return;
-    case 'strfn':
-      walk(e.s, visit);
-      walk(e.t, visit);
-      return;
-    case 'not':
-    case 'neg':
-      walk(e.operand, visit);
-      return;
-    case 'and':
-    case 'or':
-    case 'arith':
-    case 'cmp':
-    case 'in':
-      walk(e.left, visit);
-      walk(e.right, visit);
-      return;
-    case 'index':
-      walk(e.object, visit);
-      walk(e.index, visit);
-      return;
-    case 'cond':
-      walk(e.test, visit);
-      walk(e.then, visit);
-      walk(e.else, visit);
-      return;
-  }
 }

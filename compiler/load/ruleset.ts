@@ -6,10 +6,11 @@
  * The result is ordered by kind, then by qualified identifier compared by code point
  * ([OAR-EVAL-1]) — never by file or position ([OAR-DOC-28], [OAR-DOC-31]).
  */
-import { error, type Diagnostic } from '../diagnostics.js';
+import { error, type Diagnostic, type SourceLocation } from '../diagnostics.js';
 import { cpCompare } from '../../runtime/strings.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 import { KIND_RANK, type CheckedRule, type OnError } from './model.js';
-import { resolveRuleRef, type Locator, type RuleDraft } from './rule.js';
+import { locateToken, resolveRuleRef, type Locator, type RuleDraft } from './rule.js';
 import type { TExpr } from '../expr/typed.js';
 
 export function byEvaluationOrder(a: { kind: CheckedRule['kind']; qid: string }, b: { kind: CheckedRule['kind']; qid: string }): number {
@@ -23,12 +24,20 @@ export function checkRuleSet(
   const diagnostics: Diagnostic[] = [];
   const byQid = new Map(drafts.map((d) => [d.draft.qid, d.draft]));
   const rules: CheckedRule[] = [];
+  /** The loaded rule a reference that resolves to nothing was probably meant to name, as written. */
+  const meant = (ref: string, ns: string | undefined): string | undefined => {
+    if (ref.includes('/')) return closest(ref, loadedQids);
+    const local = [...loadedQids].filter((q) => resolveRuleRef(q.slice(q.lastIndexOf('/') + 1), ns) === q).map((q) => q.slice(q.lastIndexOf('/') + 1));
+    return closest(ref, local) ?? closest(resolveRuleRef(ref, ns), loadedQids);
+  };
 
   for (const { draft, locate } of drafts) {
     const doc = draft.doc;
     const ns = doc.namespace;
-    const fail = (clause: string, message: string, path: (string | number)[], token: string) =>
-      diagnostics.push(error(clause, message, { token, path, source: locate(path) }));
+    const fail = (clause: string, message: string, path: (string | number)[], token: string, extra: { offset?: number; source?: SourceLocation } = {}) => {
+      const s = meant(token, ns);
+      diagnostics.push(error(clause, message + meantHint(s), { token, rule: draft.qid, path, source: locate(path), ...extra, ...(s === undefined ? {} : { suggestion: s }) }));
+    };
 
     // [OAR-EVAL-13], [OAR-EVAL-17]
     const overrides: string[] = [];
@@ -63,7 +72,9 @@ export function checkRuleSet(
     for (const read of draft.counterReads) {
       const target = resolveRuleRef(read.name, ns);
       if (!loadedQids.has(target)) {
-        diagnostics.push(error('OAR-FIRE-11', `rule ${draft.qid}: when: ${read.fn}("${read.name}"): ${read.name} resolves to ${target}, a rule that is not loaded`, { token: read.name, path: ['when'], offset: read.offset, source: locate(['when']) }));
+        // The span is the string literal, quotes included.
+        const source = locateToken(locate, ['when'], read.offset, JSON.stringify(read.name));
+        fail('OAR-FIRE-11', `rule ${draft.qid}: when: ${read.fn}("${read.name}"): ${read.name} resolves to ${target}, a rule that is not loaded`, ['when'], read.name, { offset: read.offset, source });
       } else if (!counterReads.includes(target)) {
         counterReads.push(target);
       }

@@ -13,6 +13,7 @@
 import { basename, extname } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { error, type Diagnostic, type SourceLocation } from '../diagnostics.js';
+import { closest, meantHint } from '../../runtime/suggest.js';
 import type { DocPath, SourceDoc } from './source.js';
 import ruleSchema from '../../schema/rule.schema.json' with { type: 'json' };
 import capabilitySchema from '../../schema/capability.schema.json' with { type: 'json' };
@@ -180,7 +181,9 @@ function validator(name: SchemaName): ValidateFunction {
   if (!v) {
     // Strict, except `strictRequired`: `then: { required: [...] }` naming a member declared in
     // the parent's `properties` is the standard way to write a conditional pairing.
-    ajv ??= new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    // `verbose` gives each error its schema, so an unknown field can be matched to the fields the
+    // schema defines there ("did you mean").
+    ajv ??= new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true });
     v = ajv.compile(SCHEMAS[name]);
     compiled.set(name, v);
   }
@@ -427,15 +430,68 @@ function runSchema(name: SchemaName, value: unknown, ctx: Ctx): Diagnostic[] {
 
 const NAMES_FIELD = new Set(['required', 'additionalProperties', 'propertyNames', 'dependentRequired']);
 
+/**
+ * Words an author might write for an effect or kind the spec spells otherwise: too far apart for
+ * edit distance, and the same mistake every time.
+ */
+const SYNONYMS: Readonly<Record<string, string>> = {
+  deny: 'block', reject: 'block', forbid: 'block', refuse: 'block', prevent: 'block', stop: 'block',
+  permit: 'allow', accept: 'allow', pass: 'allow',
+  redact: 'transform', rewrite: 'transform', modify: 'transform', replace: 'transform', mask: 'transform',
+  alert: 'warn', warning: 'warn', log: 'warn', notify: 'warn',
+  hint: 'nudge', suggest: 'nudge', remind: 'nudge',
+};
+
+/** The allowed value a wrong one was probably meant to be. */
+function meantValue(value: unknown, allowed: unknown): string | undefined {
+  if (typeof value !== 'string' || !Array.isArray(allowed)) return undefined;
+  const names = allowed.filter((x): x is string => typeof x === 'string');
+  const synonym = Object.hasOwn(SYNONYMS, value.toLowerCase()) ? SYNONYMS[value.toLowerCase()] : undefined;
+  if (synonym !== undefined && names.includes(synonym)) return synonym;
+  return closest(value, names);
+}
+
+/** The fields the schema defines where ajv found an unknown one. */
+function definedFields(e: ErrorObject): string[] {
+  const props = (e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return props === undefined ? [] : Object.keys(props);
+}
+
+/**
+ * An unknown field that is a misspelling of a required field the same object lacks is one mistake,
+ * not two: the unknown field's error names the fix, and the "missing" error is dropped.
+ */
+function misspelledRequired(errors: readonly ErrorObject[]): Map<ErrorObject, string> {
+  const out = new Map<ErrorObject, string>();
+  const dropped = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword !== 'additionalProperties') continue;
+    const unknown = (e.params as { additionalProperty?: unknown }).additionalProperty;
+    if (typeof unknown !== 'string') continue;
+    const missing = errors
+      .filter((m) => m.keyword === 'required' && m.instancePath === e.instancePath)
+      .map((m) => (m.params as { missingProperty?: unknown }).missingProperty)
+      .filter((m): m is string => typeof m === 'string' && !dropped.has(`${e.instancePath}/${m}`));
+    const meant = closest(unknown, missing);
+    if (meant === undefined) continue;
+    out.set(e, meant);
+    dropped.add(`${e.instancePath}/${meant}`);
+  }
+  return out;
+}
+
 function mapErrors(errors: readonly ErrorObject[], ctx: Ctx): Diagnostic[] {
   // A combinator's branch errors restate, one branch at a time, what the combinator's own error says.
   const combinators = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
+  const misspelled = misspelledRequired(errors);
+  const covered = new Set([...misspelled].map(([e, m]) => `${e.instancePath}/${m}`));
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
     // `if` only reports that `then` failed, and `then`'s own error is in the list.
     if (e.keyword === 'if') continue;
     if (combinators.some((p) => e.schemaPath.startsWith(p))) continue;
+    if (e.keyword === 'required' && covered.has(`${e.instancePath}/${String((e.params as { missingProperty?: unknown }).missingProperty)}`)) continue;
     const extra = extraSegment(e);
     const at = pointerToPath(e.instancePath, ctx.root);
     const field = extra === undefined ? at : [...at, extra];
@@ -448,7 +504,15 @@ function mapErrors(errors: readonly ErrorObject[], ctx: Ctx): Diagnostic[] {
     const key = `${clause}\u0000${field.join('\u0001')}\u0000${token}`;
     if (seen.has(key)) continue; // e.g. a key's own error and propertyNames' summary of it
     seen.add(key);
-    out.push(diag(ctx, clause, describe(e, field, name, value, entry, ctx.extensions), field, token));
+    const required = misspelled.get(e);
+    const present = isObject(valueAt(ctx.root, at)) ? Object.keys(valueAt(ctx.root, at) as object) : [];
+    const meant =
+      required ??
+      (e.keyword === 'additionalProperties' ? closest(name, definedFields(e).filter((f) => !present.includes(f))) : undefined) ??
+      (e.keyword === 'enum' ? meantValue(value, (e.params as { allowedValues?: unknown }).allowedValues) : undefined);
+    const hint = required !== undefined ? ` (did you mean \`${required}\`? \`${required}\` is required and missing)` : meantHint(meant);
+    const d = diag(ctx, clause, describe(e, field, name, value, entry, ctx.extensions) + hint, field, token);
+    out.push(meant === undefined ? d : { ...d, suggestion: meant });
   }
   return out;
 }

@@ -13,7 +13,7 @@
  * converting (so a billion-laughs document ends after a few hundred nodes). Nothing here throws;
  * every failure is a `Diagnostic`.
  */
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import {
   Composer,
@@ -33,7 +33,8 @@ import {
   type YAMLMap,
   type YAMLSeq,
 } from 'yaml';
-import { error, warning, type Diagnostic } from '../diagnostics.js';
+import { error, warning, type Diagnostic, type SourceLocation } from '../diagnostics.js';
+import { alignScalar, codePointsToUnits, spanOf, type ScalarStyle } from './scalar-map.js';
 import { JsonError, locateJson, parseJson, type JsonParsed, type JsonPos } from './json.js';
 
 export type DocPath = (string | number)[];
@@ -61,11 +62,24 @@ export interface SourceDoc {
    * 1-based line and column (UTF-16 code units, as editors count them).
    */
   locate(path: readonly (string | number)[]): Position;
+  /**
+   * The exact span of code points `[offset, offset + length)` of the string at `path` (a condition,
+   * a copy template) in the file, through quoting, escapes and folding; the string's own position
+   * when the span cannot be mapped, and `locate(path)` when there is no string there.
+   */
+  locateText(path: readonly (string | number)[], offset: number, length: number): SourceLocation;
 }
 
 export interface ParseOptions {
   /** Reject text larger than this many UTF-8 bytes before parsing. Default 16 MiB. */
   maxBytes?: number;
+  /**
+   * Reject a document with more nodes than this before parsing it. YAML counts line breaks and
+   * commas (each node but the first is preceded by one, give or take a nesting-bounded few per
+   * line), so the bound is met before the parser — about 20 µs a node — sees anything; JSON counts
+   * values as it parses. Default 100,000 for YAML, 500,000 for JSON.
+   */
+  maxNodes?: number;
   /** Reject nesting deeper than this many collections (the outermost counts as 1). Default 64. */
   maxDepth?: number;
   /** Integers outside ±(2^53−1) come back as `bigint` instead of a rounded `number`. */
@@ -90,10 +104,14 @@ export interface ParseOptions {
 export interface ParseResult {
   docs: SourceDoc[];
   diagnostics: Diagnostic[];
+  /** `readSources`: every file it read or tried to, in that order (diagnostics sort by it). */
+  files?: string[];
 }
 
 export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_DEPTH = 64;
+export const DEFAULT_MAX_YAML_NODES = 100_000;
+export const DEFAULT_MAX_JSON_NODES = 500_000;
 export const DEFAULT_MAX_ALIAS_COUNT = 100;
 /**
  * The yaml composer recurses per nesting level and, for block sequences thousands deep, exhausts
@@ -138,9 +156,12 @@ export function parseSource(text: string, file: string, opts: ParseOptions = {})
 export function readSources(paths: readonly string[], opts: ParseOptions = {}): ParseResult {
   const docs: SourceDoc[] = [];
   const diagnostics: Diagnostic[] = [];
+  const files: string[] = [];
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   for (const p of paths) {
+    files.push(p);
     for (const file of collectFiles(p, diagnostics)) {
+      files.push(file);
       const text = readText(file, maxBytes, diagnostics);
       if (text === undefined) continue;
       const r = parseSource(text, file, opts);
@@ -148,7 +169,7 @@ export function readSources(paths: readonly string[], opts: ParseOptions = {}): 
       diagnostics.push(...r.diagnostics);
     }
   }
-  return { docs, diagnostics };
+  return { docs, diagnostics, files };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,15 +221,56 @@ function walkDirectory(dir: string, out: string[], seen: Set<string>, diagnostic
   }
 }
 
+/** What a file that is not a regular file is, for the message refusing it. */
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  if (st.isDirectory()) return 'a directory';
+  return 'not a regular file';
+}
+
+/**
+ * At most `maxBytes + 1` bytes of a regular file. A FIFO or device is refused before it is opened
+ * (its size is 0, and reading it could block or never end), and the read itself stops at the limit,
+ * so a file that grows, or reports a size of 0 (as /proc files do), is bounded too.
+ */
+function readBounded(file: string, maxBytes: number): Buffer | string {
+  const st = statSync(file);
+  if (!st.isFile()) return `\`${file}\` is ${kindOf(st)}, not a regular file; rule, capability and configuration documents are read from regular files`;
+  if (st.size > maxBytes) return tooLargeMessage(file, st.size, maxBytes);
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    if (!fstatSync(fd).isFile()) return `\`${file}\` is not a regular file; rule, capability and configuration documents are read from regular files`;
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(st.size + 1, 64 * 1024)));
+    let n = 0;
+    let chunk = buf;
+    for (;;) {
+      if (n === chunk.length) {
+        if (chunk.length > maxBytes) break;
+        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, chunk.length * 2));
+        chunk.copy(bigger, 0, 0, n);
+        chunk = bigger;
+      }
+      const got = readSync(fd, chunk, n, chunk.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    if (n > maxBytes) return `\`${file}\` is more than the ${maxBytes}-byte limit; it was not parsed`;
+    return chunk.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readText(file: string, maxBytes: number, diagnostics: Diagnostic[]): string | undefined {
   try {
-    // Size first, so an enormous file is refused without being read.
-    const size = statSync(file).size;
-    if (size > maxBytes) {
-      diagnostics.push(ioError(file, tooLargeMessage(file, size, maxBytes)));
+    const bytes = readBounded(file, maxBytes);
+    if (typeof bytes === 'string') {
+      diagnostics.push(ioError(file, bytes, file));
       return undefined;
     }
-    const bytes = readFileSync(file);
     try {
       // JSON text is UTF-8; a replacement character substituted for a bad byte is not lossless.
       return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -257,11 +319,15 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
   };
   const tooLarge = sizeProblem(text, file, opts.maxBytes ?? DEFAULT_MAX_BYTES);
   if (tooLarge) return { docs: [], diagnostics: [tooLarge] };
+  const format0 = opts.format ?? (/\.json$/i.test(file) ? 'json' : 'yaml');
+  const tooMany = format0 === 'yaml' ? yamlNodeProblem(text, file, opts.maxNodes ?? DEFAULT_MAX_YAML_NODES) : undefined;
+  if (tooMany) return { docs: [], diagnostics: [tooMany] };
   // The byte-order mark is an encoding detail, not content; dropping it keeps line-1 columns
   // as an editor shows them.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const format = opts.format ?? (/\.json$/i.test(file) ? 'json' : 'yaml');
-  if (format === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false);
+  if (format0 === 'yaml' && text.includes('\ufeff')) text = dropDocumentBoms(text);
+  const format = format0;
+  if (format === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false, opts.maxNodes ?? DEFAULT_MAX_JSON_NODES);
 
   const lines = new LineCounter();
   const pos = (offset: number) => toPosition(file, lines, offset);
@@ -288,7 +354,7 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
     if (unusable.has(d)) index++;
     // [OAR-DOC-31] only a single top-level sequence is a rule set; in a multi-document stream each
     // document is one member, and a member that is a list is a member that is not a rule document.
-    else index = convertDocument(d, file, lines, limits, opts.expandSequences !== false && !stream, stream, index, docs, diagnostics);
+    else index = convertDocument(d, text, file, lines, limits, opts.expandSequences !== false && !stream, stream, index, docs, diagnostics);
   }
   if (docs.length === 0 && diagnostics.length === 0) {
     // An empty file, a comment-only file, an empty array: nothing to load, and worth saying so.
@@ -305,6 +371,30 @@ function sizeProblem(text: string, file: string, maxBytes: number): Diagnostic |
   if (text.length * 3 <= maxBytes) return undefined;
   const size = Buffer.byteLength(text, 'utf8');
   return size > maxBytes ? error(PARSE_CLAUSE, tooLargeMessage(file, size, maxBytes), { source }) : undefined;
+}
+
+/**
+ * A byte-order mark at the start of a later document of a YAML stream — files joined with `---`,
+ * each saved with a BOM — is the same encoding detail as the first one (YAML 1.2 allows one at the
+ * start of every document), not a character of the first key: dropped, as the first one is.
+ */
+function dropDocumentBoms(text: string): string {
+  return text
+    .replace(/((?:^|\n)(?:---|\.\.\.)(?:[ \t][^\n]*)?\r?\n)\ufeff/g, '$1')
+    .replace(/(\n)\ufeff(?=(?:---|\.\.\.|%))/g, '$1');
+}
+
+/** An upper estimate of a YAML text's node count, made in one pass before any parsing: see maxNodes. */
+function yamlNodeProblem(text: string, file: string, maxNodes: number): Diagnostic | undefined {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 0x0a || c === 0x2c) && ++n > maxNodes) {
+      const message = `\`${file}\` has more than ${maxNodes} lines and commas (a bound on its YAML nodes); it was not parsed: split it, or write it as JSON`;
+      return error(PARSE_CLAUSE, message, { source: { file, line: 1, column: 1 }, token: file });
+    }
+  }
+  return undefined;
 }
 
 function compose(tokens: readonly CST.Token[], format: 'json' | 'yaml'): Document.Parsed[] {
@@ -524,6 +614,7 @@ class AliasBomb extends Error {}
  */
 function convertDocument(
   d: Document.Parsed,
+  text: string,
   file: string,
   lines: LineCounter,
   limits: Limits,
@@ -533,7 +624,7 @@ function convertDocument(
   docs: SourceDoc[],
   diagnostics: Diagnostic[],
 ): number {
-  const conv = new Converter(file, lines, limits);
+  const conv = new Converter(text, file, lines, limits);
   const root = d.contents as YamlNode | null;
   const top = root && isAlias(root) ? undefined : root;
   const items = expand && top && isSeq(top) ? (top.items as (YamlNode | null)[]) : undefined;
@@ -571,6 +662,7 @@ class Converter {
   lastPosition: Position;
 
   constructor(
+    private readonly text: string,
     private readonly file: string,
     private readonly lines: LineCounter,
     private readonly limits: Limits,
@@ -730,13 +822,21 @@ class Converter {
   }
 
   sourceDoc(value: unknown, root: YamlNode | null, index: number, inCollection: boolean): SourceDoc {
-    const { file, lines, aliasTargets } = this;
+    const { text, file, lines, aliasTargets } = this;
+    const locate = (path: readonly (string | number)[]) => locateIn(root, path, file, lines, aliasTargets);
     return {
       value,
       file,
       index,
       inCollection,
-      locate: (path) => locateIn(root, path, file, lines, aliasTargets),
+      locate,
+      locateText: (path, offset, length) => {
+        const node = valueNodeIn(root, path, aliasTargets);
+        if (!node || !isScalar(node) || typeof node.value !== 'string' || !node.range) return locate(path);
+        const from = node.range[0];
+        const style = YAML_STYLES[node.type ?? ''] ?? 'plain';
+        return span(text, from, style, node.value, offset, length, (o) => toPosition(file, lines, o));
+      },
     };
   }
 }
@@ -746,6 +846,47 @@ function scalarKey(k: Scalar): string {
   // A plain non-string key reads as the author wrote it: `1.0:` is the key "1.0", not "1".
   if (typeof k.source === 'string') return k.source;
   return String(k.value);
+}
+
+const YAML_STYLES: Readonly<Record<string, ScalarStyle>> = {
+  PLAIN: 'plain',
+  QUOTE_SINGLE: 'single',
+  QUOTE_DOUBLE: 'double',
+  BLOCK_LITERAL: 'block',
+  BLOCK_FOLDED: 'block',
+};
+
+/** The span of code points `[offset, offset + length)` of a string value that starts at `from`. */
+function span(text: string, from: number, style: ScalarStyle, value: string, offset: number, length: number, pos: (offset: number) => Position): SourceLocation {
+  const units = codePointsToUnits(value, offset, Math.max(1, length));
+  const map = alignScalar(text, from, style, value, units[1]);
+  if (map === undefined) return pos(from);
+  const [s, e] = spanOf(map, units, from);
+  const a = pos(s);
+  const b = pos(e);
+  return { ...a, endLine: b.line, endColumn: b.column };
+}
+
+/** The node at `path` itself (not its key), following aliases; undefined when there is none. */
+function valueNodeIn(root: YamlNode | null, path: readonly (string | number)[], aliases: ReadonlyMap<YamlNode, YamlNode>): YamlNode | undefined {
+  let node: YamlNode | null | undefined = root;
+  for (const seg of path) {
+    while (node && isAlias(node)) node = aliases.get(node);
+    if (!node) return undefined;
+    if (isMap(node) && typeof seg === 'string') {
+      const pair: Pair<YamlNode | null, YamlNode | null> | undefined = (node.items as Pair<YamlNode | null, YamlNode | null>[]).find((p) => {
+        const k = p.key && isAlias(p.key) ? aliases.get(p.key) : p.key;
+        return k != null && isScalar(k) && scalarKey(k) === seg;
+      });
+      node = pair?.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      node = node.items[seg] as YamlNode | null | undefined;
+    } else {
+      return undefined;
+    }
+  }
+  while (node && isAlias(node)) node = aliases.get(node);
+  return node ?? undefined;
 }
 
 function locateIn(
@@ -787,7 +928,7 @@ function locateIn(
 // ---------------------------------------------------------------------------------------------
 // JSON: one pass with positions (json.ts), at native-parser speed
 
-function parseJsonSource(text: string, file: string, limits: Limits, expand: boolean): ParseResult {
+function parseJsonSource(text: string, file: string, limits: Limits, expand: boolean, maxNodes: number): ParseResult {
   const starts = lineStarts(text);
   const pos = (offset: number): Position => {
     let lo = 0;
@@ -801,11 +942,11 @@ function parseJsonSource(text: string, file: string, limits: Limits, expand: boo
   };
   let parsed: JsonParsed;
   try {
-    parsed = parseJson(text, { maxDepth: limits.maxDepth, bigInts: limits.bigInts, nonFinite: limits.nonFinite });
+    parsed = parseJson(text, { maxDepth: limits.maxDepth, maxNodes, bigInts: limits.bigInts, nonFinite: limits.nonFinite });
   } catch (e) {
     if (!(e instanceof JsonError)) throw e;
     const extra = e.token === undefined ? {} : { token: e.token };
-    const message = e.message.startsWith('document nests') ? e.message : `JSON syntax error: ${e.message}`;
+    const message = e.message.startsWith('document nests') || e.message.startsWith('document has more') ? e.message : `JSON syntax error: ${e.message}`;
     return { docs: [], diagnostics: [error(PARSE_CLAUSE, message, { source: pos(e.offset), ...extra })] };
   }
   const doc = (value: unknown, at: JsonPos, index: number, inCollection: boolean): SourceDoc => ({
@@ -814,6 +955,12 @@ function parseJsonSource(text: string, file: string, limits: Limits, expand: boo
     index,
     inCollection,
     locate: (path) => pos(locateJson(at, path)),
+    locateText: (path, offset, length) => {
+      const node = jsonNodeAt(at, path);
+      const v = valueAt(value, path);
+      if (node === undefined || typeof v !== 'string') return pos(locateJson(at, path));
+      return span(text, node.at, 'json', v, offset, length, pos);
+    },
   });
   if (expand && Array.isArray(parsed.value)) {
     const items = parsed.pos.items ?? [];
@@ -822,6 +969,24 @@ function parseJsonSource(text: string, file: string, limits: Limits, expand: boo
     return { docs, diagnostics };
   }
   return { docs: [doc(parsed.value, parsed.pos, 0, false)], diagnostics: [] };
+}
+
+function jsonNodeAt(root: JsonPos, path: readonly (string | number)[]): JsonPos | undefined {
+  let node: JsonPos | undefined = root;
+  for (const seg of path) {
+    if (node === undefined) return undefined;
+    node = typeof seg === 'string' ? node.keys?.get(seg)?.value : node.items?.[seg];
+  }
+  return node;
+}
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let v = root;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, seg)) return undefined;
+    v = (v as Record<string | number, unknown>)[seg];
+  }
+  return v;
 }
 
 function lineStarts(text: string): number[] {

@@ -283,7 +283,7 @@ describe('oarc check', () => {
   it('--json reports ok and the diagnostics', () => {
     const ok = oarc(['check', RULES, '--capability', CAP, '--json']);
     expect(ok.status).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, diagnostics: [] });
+    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, errors: 0, warnings: 0, diagnostics: [] });
 
     const warned = JSON.parse(oarc(['check', `${FX}/warning-rules.yaml`, '--capability', HOST_CAP, '--json']).stdout) as { ok: boolean; diagnostics: { severity: string; clause: string }[] };
     expect(warned.ok).toBe(true);
@@ -539,7 +539,7 @@ describe('user errors: one line, the right status, no stack trace', () => {
 
   it('an unknown anchor in a rule', () => {
     const rules = file('anchor.yaml', 'oar: "1.0"\nid: X\nkind: policy\nanchor: tool.pre_invok\neffect: warn\n');
-    expectFailure(oarc(['check', rules, '--capability', CAP]), 1, `${rules}:4:1: rule X names anchor tool.pre_invok, which is neither a core anchor nor in the host anchor catalogue [OAR-DOC-12]`);
+    expectFailure(oarc(['check', rules, '--capability', CAP]), 1, `${rules}:4:1: rule X names anchor tool.pre_invok, which is neither a core anchor nor in the host anchor catalogue (did you mean \`tool.pre_invoke\`?) [OAR-DOC-12]`);
   });
 
   it('an unknown flag', () => {

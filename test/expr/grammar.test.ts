@@ -199,8 +199,8 @@ describe('[OAR-EXPR-1] every production of A.1 is accepted', () => {
     expectError('i == 😀', 'OAR-EXPR-1', '😀', 5);
     expectError('"😀" == "\\q"', 'OAR-EXPR-3', '\\q', 8);
     // type errors count the same way
-    expectError('"😀" == 1', 'OAR-EXPR-11', '==', 0);
-    expectError('b || "😀" == s + 1', 'OAR-EXPR-9', '+', 12);
+    expectError('"😀" == 1', 'OAR-EXPR-11', '==', 4);
+    expectError('b || "😀" == s + 1', 'OAR-EXPR-9', '+', 14);
     expectError('"😀" == s && ms[0] == ""', 'OAR-EXPR-13', 'ms', 12);
   });
 });

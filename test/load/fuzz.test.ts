@@ -19,7 +19,8 @@ const SEED = Number(process.env.OARC_FUZZ_SEED ?? 20_240_611);
 const RUNS = Math.max(1000, Number(process.env.OARC_FUZZ_RUNS ?? 1000));
 /** One case, however hostile, must finish within this; a loader that "hangs" fails here. */
 const CASE_BUDGET_MS = 3000;
-const CLAUSE = /^OAR-[A-Z]+-[0-9]+$/;
+/** A clause, or an oarc code for a check the specification does not make (`oarc/empty-pack`). */
+const CLAUSE = /^(OAR-[A-Z]+-[0-9]+|oarc\/[a-z]+(-[a-z]+)*)$/;
 
 interface Texts {
   capability: string;
@@ -38,7 +39,7 @@ function checkDiagnostic(d: Diagnostic): void {
   if (d.offset !== undefined) expect(Number.isInteger(d.offset) && d.offset >= 0, `offset ${d.offset}`).toBe(true);
   if (d.source?.line !== undefined) expect(Number.isInteger(d.source.line) && d.source.line >= 1).toBe(true);
   if (d.source?.column !== undefined) expect(Number.isInteger(d.source.column) && d.source.column >= 1).toBe(true);
-  expect(formatDiagnostic(d)).toMatch(/^.*:\d+:\d+: [\s\S]* \[OAR-[A-Z]+-[0-9]+\]$/);
+  expect(formatDiagnostic(d)).toMatch(/^.*:\d+:\d+: [\s\S]* \[(OAR-[A-Z]+-[0-9]+|oarc\/[a-z-]+)\]$/);
 }
 
 /** Loads or returns diagnostics; never throws; within the case budget. */

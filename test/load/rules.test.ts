@@ -862,7 +862,7 @@ describe('[OAR-FIRE-11] fire_count_of / breaker_count_of take a string literal n
   });
   it('rejects a reference resolving to no loaded rule, naming it and its offset', () => {
     const d = rejects([rule({ when: 'true && fire_count_of("NOPE") > 1' })], 'OAR-FIRE-11', 'NOPE');
-    expect(d.offset).toBe(8);
+    expect(d.offset).toBe(22); // the string literal naming the rule
   });
   it('resolves a bare reference inside the reader\'s own namespace only', () => {
     // acme/READER reading "COUNTER" means acme/COUNTER, not the unnamespaced COUNTER.
@@ -1402,7 +1402,7 @@ describe('[OAR-EXPR-17] the declared node limit, and the floor of 256', () => {
   });
 });
 
-describe('printed diagnostics: file:line:col: message [OAR-XXX-n], in YAML and in JSON', () => {
+describe('printed diagnostics: file:line:col: message [OAR-XXX-n], in YAML and in JSON (inside a condition or copy, the token\'s own position)', () => {
   const YAML_RULE = [
     'oar: "1.0"', //                      1
     'id: A', //                           2
@@ -1459,9 +1459,9 @@ describe('printed diagnostics: file:line:col: message [OAR-XXX-n], in YAML and i
 
   it('rule errors in YAML', () => {
     expect(printed(fixSchema(YAML_RULE))).toEqual([
-      expect.stringMatching(/^<rules 0>:11:3: .*nosuch.* \[OAR-COPY-2\]$/),
+      expect.stringMatching(/^<rules 0>:11:13: .*nosuch.* \[OAR-COPY-2\]$/),
       expect.stringMatching(/^<rules 0>:4:1: .*tool\.nowhere.* \[OAR-DOC-12\]$/),
-      expect.stringMatching(/^<rules 0>:9:1: .*tool.* \[OAR-FACT-20\]$/),
+      expect.stringMatching(/^<rules 0>:9:7: .*tool.* \[OAR-FACT-20\]$/),
     ]);
   });
 
@@ -1469,8 +1469,8 @@ describe('printed diagnostics: file:line:col: message [OAR-XXX-n], in YAML and i
     const lines = printed(fixSchema(JSON_RULE));
     expect(lines).toHaveLength(3);
     expect(lines).toContainEqual(expect.stringMatching(/^<rules 0>:5:3: .*tool\.nowhere.* \[OAR-DOC-12\]$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^<rules 0>:11:3: .*tool.* \[OAR-FACT-20\]$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^<rules 0>:12:13: .*nosuch.* \[OAR-COPY-2\]$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^<rules 0>:11:12: .*tool.* \[OAR-FACT-20\]$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^<rules 0>:12:25: .*nosuch.* \[OAR-COPY-2\]$/));
   });
 
   it('rule-set and configuration errors', () => {

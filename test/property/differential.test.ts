@@ -220,8 +220,11 @@ function printOar(e: Expr): { src: string; level: number } {
   }
 }
 
+/** Where nodes and operators are in the source: not part of a tree's shape. */
+const POSITIONS = new Set(['offset', 'opOffset', 'question', 'colon']);
+
 const withoutOffsets = (e: Expr): string =>
-  JSON.stringify(e, (k, v) => (k === 'offset' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
+  JSON.stringify(e, (k, v) => (POSITIONS.has(k) ? undefined : typeof v === 'bigint' ? `${v}n` : v));
 
 // --- coverage of the language -------------------------------------------------------------------
 
