@@ -190,6 +190,9 @@ function collectFiles(p: string, diagnostics: Diagnostic[]): string[] {
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** `oarc test` files (the same names as packtest/testfile.ts TEST_FILE): skipped when a directory of rules is expanded. */
+const PACK_TEST_FILE = /\.test\.(ya?ml|json)$/i;
+
 function walkDirectory(dir: string, out: string[], seen: Set<string>, diagnostics: Diagnostic[]): void {
   let real: string;
   let entries;
@@ -217,7 +220,8 @@ function walkDirectory(dir: string, out: string[], seen: Set<string>, diagnostic
       }
     }
     if (isDir) walkDirectory(full, out, seen, diagnostics);
-    else if (isFile && SOURCE_EXTENSIONS.test(entry.name)) out.push(full);
+    // A pack's tests (`oarc test` files) may sit beside its rules: they are not rule documents.
+    else if (isFile && SOURCE_EXTENSIONS.test(entry.name) && !PACK_TEST_FILE.test(entry.name)) out.push(full);
   }
 }
 

@@ -541,6 +541,9 @@ describe('[OAR-DOC-28] / [OAR-DOC-31] identity and order come from the documents
       const two = join(dir, 'two', 'nested');
       mkdirSync(two, { recursive: true });
       writeFileSync(join(two, 'pack.json'), JSON.stringify([...set].reverse()));
+      // A pack's `oarc test` file beside its rules is not a rule document, in any layout.
+      writeFileSync(join(one, 'pack.test.yaml'), 'capability: ../capability.json\nrules: [.]\ntests: []\n');
+      writeFileSync(join(two, 'more.test.json'), '{"tests": []}');
       const a = loadPackFiles({ capability: cap, rules: [one] });
       const b = loadPackFiles({ capability: cap, rules: [join(dir, 'two')] });
       if (!a.ok || !b.ok) expect.fail(JSON.stringify([a, b].flatMap((r) => (r.ok ? [] : r.diagnostics))));
