@@ -15,8 +15,6 @@ import { InjectionClassifier, type Classification } from './classifier.js';
 import { formatCorpusDiagnostic, loadCorpus, type CorpusSource, type LoadOptions } from './corpus.js';
 
 export const DETECTOR_REF = 'detector://injection-corpus';
-export const SIGNAL_FACT = 'oarc.injection.signal';
-export const TOP_MATCH_FACT = 'oarc.injection.top_match_id';
 
 /** The shipped seed corpus: found beside this module, from the sources or from dist/. */
 export const SEED_CORPUS: string = seedPath();
@@ -59,9 +57,18 @@ export function scoredTexts(occurrence: Occurrence): string[] {
   return out;
 }
 
+/** The host-tier names of the nearest record's signal and id. */
 export interface FactNames {
-  signal?: string;
-  topMatchId?: string;
+  signal: string;
+  topMatchId: string;
+}
+
+/**
+ * A host publishes host-tier facts under its own namespace ([OAR-FACT-18]), so the names follow
+ * the host: `<host>.injection.signal` and `<host>.injection.top_match_id`.
+ */
+export function factNames(host: string): FactNames {
+  return { signal: `${host}.injection.signal`, topMatchId: `${host}.injection.top_match_id` };
 }
 
 /** The highest-scoring piece; nothing to score is a score of 0 with no neighbour. */
@@ -75,13 +82,12 @@ export function classifyOccurrence(classifier: InjectionClassifier, occurrence: 
 }
 
 /**
- * A detector over a loaded corpus. It produces `prompt_injection_score` and two host facts, the
- * nearest record's signal and id ("" when no record shares a gram with the text); a capability
- * document lists them under `host_facts`, by these names or the ones given.
+ * A detector over a classifier. It produces `prompt_injection_score` and two host facts, the
+ * nearest record's signal and id ("" when no record shares a gram with the text), under the names
+ * given; a capability document lists them under `host_facts` (`factNames(host)` for the usual ones).
  */
-export function injectionDetector(classifier: () => InjectionClassifier, names: FactNames = {}): Detector {
-  const signal = names.signal ?? SIGNAL_FACT;
-  const id = names.topMatchId ?? TOP_MATCH_FACT;
+export function injectionDetector(classifier: () => InjectionClassifier, names: FactNames): Detector {
+  const { signal, topMatchId: id } = names;
   const detect = ({ occurrence }: { occurrence: Occurrence }) => {
     const c = classifyOccurrence(classifier(), occurrence);
     return { prompt_injection_score: c.score, [signal]: c.signal ?? '', [id]: c.id ?? '' };
@@ -94,7 +100,7 @@ export function injectionDetector(classifier: () => InjectionClassifier, names: 
  * makes every invocation fail — the rule's `on_error` decides ([OAR-OPS-3]) — and is read again at
  * the next invocation, so a volume that comes back is picked up without a restart.
  */
-export function corpusDetector(sources: readonly CorpusSource[] = [{ path: SEED_CORPUS }], options: LoadOptions & FactNames = {}): Detector {
+export function corpusDetector(sources: readonly CorpusSource[], names: FactNames, options: LoadOptions = {}): Detector {
   let loaded: InjectionClassifier | undefined;
-  return injectionDetector(() => (loaded ??= loadClassifier(sources, options)), options);
+  return injectionDetector(() => (loaded ??= loadClassifier(sources, options)), names);
 }

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatCorpusDiagnostic, loadCorpus } from '../../injection/corpus.js';
-import { DETECTOR_REF, corpusDetector } from '../../injection/detector.js';
+import { DETECTOR_REF, corpusDetector, factNames } from '../../injection/detector.js';
 import { DetectorModuleError, importDetectors, missingDetector } from '../../packtest/detectors.js';
 import { HostInputError, checkBundle, createEngine, decisionToJson, occurrencePathToJson, type Bundle, type DecisionEffect, type Detector, type Engine } from '../../runtime/index.js';
 import { bool, parse, required, str, strs } from '../args.js';
@@ -60,7 +60,7 @@ export async function evalCommand(argv: readonly string[], io: Io): Promise<numb
   const corpus = strs(p, 'injection-corpus');
   if (corpus.length > 0) {
     if (DETECTOR_REF in detectors) throw new UsageError(`${detectorsModule} already implements ${DETECTOR_REF}; give --injection-corpus or that module's, not both`);
-    detectors[DETECTOR_REF] = corpusDetector(corpus.map((path) => ({ path })));
+    detectors[DETECTOR_REF] = corpusDetector(corpus.map((path) => ({ path })), factNames(bundle.capability.host));
     warnIfUnloadable(corpus, io);
   }
   checkDetectors(bundle, detectors, detectorsModule);
