@@ -2,8 +2,8 @@
  * The classifier: nearest neighbours in the n-gram index, turned into a probability.
  *
  * Two numbers describe a text: its best similarity to an injection record and its best similarity
- * to a benign one. A logistic model of those two (Platt scaling) maps them to
- * `prompt_injection_score`. It is fitted when the corpus loads, on leave-one-out scores — every
+ * to a benign one. Their difference, the margin, goes through a logistic curve (Platt scaling) to
+ * become `prompt_injection_score`. It is fitted when the corpus loads, on leave-one-out scores — every
  * record queried against the corpus without itself — so the score is calibrated on texts the index
  * has not memorised: among corpus-like texts scoring 0.8, about 80% are injections. The prior is
  * the corpus's own mix of injection and benign records.
@@ -23,9 +23,9 @@ export interface Classification {
   similarity: number;
 }
 
+/** The score is σ(k · margin + c), the margin being best injection minus best benign similarity. */
 interface Platt {
-  a: number;
-  b: number;
+  k: number;
   c: number;
 }
 
@@ -38,11 +38,11 @@ export class InjectionClassifier {
     const labels = records.map((r) => r.signal !== 'benign');
     if (!labels.includes(true) || !labels.includes(false)) throw new Error('the injection corpus needs both injection and benign records to calibrate a score');
     this.index = new NgramIndex(records.map((r) => r.text), labels);
-    const features = records.map((r, i) => {
+    const margins = records.map((r, i) => {
       const n = this.index.query(r.text, i);
-      return [n.positive, n.negative] as const;
+      return n.positive - n.negative;
     });
-    this.platt = fitPlatt(features, labels);
+    this.platt = fitPlatt(margins, labels);
   }
 
   get size(): number {
@@ -51,8 +51,8 @@ export class InjectionClassifier {
 
   classify(text: string): Classification {
     const n = this.index.query(text);
-    const { a, b, c } = this.platt;
-    const score = 1 / (1 + Math.exp(-(a * n.positive + b * n.negative + c)));
+    const { k, c } = this.platt;
+    const score = 1 / (1 + Math.exp(-(k * (n.positive - n.negative) + c)));
     if (n.nearest < 0) return { score, similarity: 0 };
     const r = this.records[n.nearest]!;
     return { score, signal: r.signal, id: r.id, similarity: n.nearestSimilarity };
@@ -60,47 +60,44 @@ export class InjectionClassifier {
 }
 
 /**
- * Logistic regression on two features by Newton's method, with a small ridge so a corpus the two
- * features separate perfectly still gives finite weights. Deterministic: fixed start, fixed steps.
+ * Logistic regression of the label on the margin by Newton's method: deterministic (fixed start,
+ * fixed steps), with a small ridge so a corpus the margin separates perfectly still gives a finite
+ * slope. The slope is held non-negative: a score that fell as a text grew more like the injections
+ * would be no score at all, and a corpus too small for leave-one-out to say anything (one record
+ * per class) gets the flat prior instead.
  */
-function fitPlatt(x: readonly (readonly [number, number])[], y: readonly boolean[]): Platt {
+function fitPlatt(x: readonly number[], y: readonly boolean[]): Platt {
   // Platt's targets: not 0 and 1 but slightly inside, by the class counts, against overconfidence.
   const pos = y.filter(Boolean).length;
   const neg = y.length - pos;
   const hi = (pos + 1) / (pos + 2);
   const lo = 1 / (neg + 2);
-  const w = [0, 0, 0];
   const ridge = 1e-3;
-  for (let iter = 0; iter < 50; iter++) {
-    const g = [ridge * w[0]!, ridge * w[1]!, 0];
-    const h = [
-      [ridge, 0, 0],
-      [0, ridge, 0],
-      [0, 0, 1e-9],
-    ];
-    x.forEach(([f1, f2], i) => {
-      const v = [f1, f2, 1];
-      const p = 1 / (1 + Math.exp(-(w[0]! * f1 + w[1]! * f2 + w[2]!)));
-      const t = y[i] ? hi : lo;
+  let k = 0;
+  let c = Math.log(pos / neg);
+  for (let iter = 0; iter < 100; iter++) {
+    let gk = ridge * k;
+    let gc = 0;
+    let hkk = ridge;
+    let hkc = 0;
+    let hcc = 1e-9;
+    x.forEach((m, i) => {
+      const p = 1 / (1 + Math.exp(-(k * m + c)));
+      const r = p - (y[i] ? hi : lo);
       const d = p * (1 - p);
-      for (let j = 0; j < 3; j++) {
-        g[j]! += (p - t) * v[j]!;
-        for (let k = 0; k < 3; k++) h[j]![k]! += d * v[j]! * v[k]!;
-      }
+      gk += r * m;
+      gc += r;
+      hkk += d * m * m;
+      hkc += d * m;
+      hcc += d;
     });
-    const step = solve3(h, g);
-    for (let j = 0; j < 3; j++) w[j]! -= step[j]!;
-    if (Math.hypot(...step) < 1e-10) break;
+    const det = hkk * hcc - hkc * hkc;
+    const dk = (hcc * gk - hkc * gc) / det;
+    const dc = (hkk * gc - hkc * gk) / det;
+    k -= dk;
+    c -= dc;
+    if (Math.abs(dk) + Math.abs(dc) < 1e-12) break;
   }
-  return { a: w[0]!, b: w[1]!, c: w[2]! };
-}
-
-/** Solve the 3×3 system m·s = v by Cramer's rule (m is symmetric positive definite here). */
-function solve3(m: number[][], v: number[]): number[] {
-  const det = (a: number[][]) =>
-    a[0]![0]! * (a[1]![1]! * a[2]![2]! - a[1]![2]! * a[2]![1]!) -
-    a[0]![1]! * (a[1]![0]! * a[2]![2]! - a[1]![2]! * a[2]![0]!) +
-    a[0]![2]! * (a[1]![0]! * a[2]![1]! - a[1]![1]! * a[2]![0]!);
-  const d = det(m);
-  return [0, 1, 2].map((col) => det(m.map((row, i) => row.map((e, j) => (j === col ? v[i]! : e)))) / d);
+  if (k < 0) return { k: 0, c: Math.log(pos / neg) };
+  return { k, c };
 }
