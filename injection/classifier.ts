@@ -2,17 +2,21 @@
  * The classifier: nearest neighbours in the n-gram index, turned into a probability.
  *
  * Two numbers describe a text: its best similarity to an injection record and its best similarity
- * to a benign one. Their difference, the margin, goes through a logistic curve (Platt scaling) to
- * become `prompt_injection_score`. It is fitted when the corpus loads, on leave-one-out scores — every
+ * to a benign one. A logistic model of the two (Platt scaling) maps them to
+ * `prompt_injection_score`. It is fitted when the corpus loads, on leave-one-out scores — every
  * record queried against the corpus without itself — so the score is calibrated on texts the index
- * has not memorised: among corpus-like texts scoring 0.8, about 80% are injections. The prior is
- * the corpus's own mix of injection and benign records.
+ * has not memorised, with the two classes weighted equally: at 0.8, a corpus-like text is four
+ * times likelier to be an injection than benign, at even prior odds. A text like nothing in the
+ * corpus scores σ(c), the fitted intercept: low, as it should be for text with no evidence.
  */
 import type { CorpusRecord, Signal } from './corpus.js';
 import { NgramIndex } from './index-ngrams.js';
 
 /** The threshold the eval command reports precision and recall at. */
 export const DEFAULT_THRESHOLD = 0.5;
+
+/** At most this many leave-one-out queries calibrate the score. */
+const CALIBRATION = 1000;
 
 export interface Classification {
   /** Calibrated injection probability in [0, 1]. */
@@ -23,9 +27,10 @@ export interface Classification {
   similarity: number;
 }
 
-/** The score is σ(k · margin + c), the margin being best injection minus best benign similarity. */
+/** The score is σ(a · positive + b · negative + c): the best similarities to each class. */
 interface Platt {
-  k: number;
+  a: number;
+  b: number;
   c: number;
 }
 
@@ -38,11 +43,16 @@ export class InjectionClassifier {
     const labels = records.map((r) => r.signal !== 'benign');
     if (!labels.includes(true) || !labels.includes(false)) throw new Error('the injection corpus needs both injection and benign records to calibrate a score');
     this.index = new NgramIndex(records.map((r) => r.text), labels);
-    const margins = records.map((r, i) => {
-      const n = this.index.query(r.text, i);
-      return n.positive - n.negative;
+    // Leave-one-out costs a query per record, and queries grow with the corpus: past CALIBRATION
+    // records, calibrate on an evenly spaced sample of them, so loading stays near-linear.
+    const step = Math.max(1, records.length / CALIBRATION);
+    const sample: number[] = [];
+    for (let i = 0; i < records.length; i += step) sample.push(Math.floor(i));
+    const features = sample.map((i) => {
+      const n = this.index.query(records[i]!.text, i);
+      return [n.positive, n.negative] as const;
     });
-    this.platt = fitPlatt(margins, labels);
+    this.platt = fitPlatt(features, sample.map((i) => labels[i]!));
   }
 
   get size(): number {
@@ -51,8 +61,8 @@ export class InjectionClassifier {
 
   classify(text: string): Classification {
     const n = this.index.query(text);
-    const { k, c } = this.platt;
-    const score = 1 / (1 + Math.exp(-(k * (n.positive - n.negative) + c)));
+    const { a, b, c } = this.platt;
+    const score = sigmoid(a * n.positive + b * n.negative + c);
     if (n.nearest < 0) return { score, similarity: 0 };
     const r = this.records[n.nearest]!;
     return { score, signal: r.signal, id: r.id, similarity: n.nearestSimilarity };
@@ -60,44 +70,68 @@ export class InjectionClassifier {
 }
 
 /**
- * Logistic regression of the label on the margin by Newton's method: deterministic (fixed start,
- * fixed steps), with a small ridge so a corpus the margin separates perfectly still gives a finite
- * slope. The slope is held non-negative: a score that fell as a text grew more like the injections
- * would be no score at all, and a corpus too small for leave-one-out to say anything (one record
- * per class) gets the flat prior instead.
+ * Weighted logistic regression on (positive, negative) by Newton's method: deterministic (fixed
+ * start, fixed steps), with a small ridge so a corpus the features separate perfectly still gives
+ * finite weights. The two classes weigh the same in total, so the corpus's own mix of injection
+ * and benign records does not become the score of a text that resembles neither.
  */
-function fitPlatt(x: readonly number[], y: readonly boolean[]): Platt {
-  // Platt's targets: not 0 and 1 but slightly inside, by the class counts, against overconfidence.
+function fitPlatt(x: readonly (readonly [number, number])[], y: readonly boolean[]): Platt {
   const pos = y.filter(Boolean).length;
   const neg = y.length - pos;
+  // Platt's targets: not 0 and 1 but slightly inside, by the class counts, against overconfidence.
   const hi = (pos + 1) / (pos + 2);
   const lo = 1 / (neg + 2);
+  const weight = (label: boolean) => y.length / (2 * (label ? pos : neg));
   const ridge = 1e-3;
-  let k = 0;
-  let c = Math.log(pos / neg);
+  const w = [0, 0, 0];
   for (let iter = 0; iter < 100; iter++) {
-    let gk = ridge * k;
-    let gc = 0;
-    let hkk = ridge;
-    let hkc = 0;
-    let hcc = 1e-9;
-    x.forEach((m, i) => {
-      const p = 1 / (1 + Math.exp(-(k * m + c)));
-      const r = p - (y[i] ? hi : lo);
-      const d = p * (1 - p);
-      gk += r * m;
-      gc += r;
-      hkk += d * m * m;
-      hkc += d * m;
-      hcc += d;
+    const g = [ridge * w[0]!, ridge * w[1]!, 0];
+    const h = [
+      [ridge, 0, 0],
+      [0, ridge, 0],
+      [0, 0, 1e-9],
+    ];
+    x.forEach(([a, b], i) => {
+      const v = [a, b, 1];
+      const p = sigmoid(w[0]! * a + w[1]! * b + w[2]!);
+      const cw = weight(y[i]!);
+      const r = cw * (p - (y[i] ? hi : lo));
+      const d = cw * p * (1 - p);
+      for (let j = 0; j < 3; j++) {
+        g[j]! += r * v[j]!;
+        for (let k = 0; k < 3; k++) h[j]![k]! += d * v[j]! * v[k]!;
+      }
     });
-    const det = hkk * hcc - hkc * hkc;
-    const dk = (hcc * gk - hkc * gc) / det;
-    const dc = (hkk * gc - hkc * gk) / det;
-    k -= dk;
-    c -= dc;
-    if (Math.abs(dk) + Math.abs(dc) < 1e-12) break;
+    const step = solve(h, g);
+    for (let j = 0; j < 3; j++) w[j]! -= step[j]!;
+    if (Math.abs(step[0]!) + Math.abs(step[1]!) + Math.abs(step[2]!) < 1e-12) break;
   }
-  if (k < 0) return { k: 0, c: Math.log(pos / neg) };
-  return { k, c };
+  // More like an injection must never lower the score, more like a benign text never raise it; a
+  // corpus too small for leave-one-out to show that (one record per class) gets no slope at all.
+  if (w[0]! < 0 || w[1]! > 0) return { a: 0, b: 0, c: 0 };
+  return { a: w[0]!, b: w[1]!, c: w[2]! };
+}
+
+export const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
+
+/** Solve m·s = v by Gaussian elimination with partial pivoting (m is small and positive definite). */
+function solve(m: number[][], v: number[]): number[] {
+  const n = v.length;
+  const a = m.map((row, i) => [...row, v[i]!]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(a[r]![col]!) > Math.abs(a[pivot]![col]!)) pivot = r;
+    [a[col], a[pivot]] = [a[pivot]!, a[col]!];
+    for (let r = col + 1; r < n; r++) {
+      const f = a[r]![col]! / a[col]![col]!;
+      for (let k = col; k <= n; k++) a[r]![k]! -= f * a[col]![k]!;
+    }
+  }
+  const s = new Array<number>(n).fill(0);
+  for (let r = n - 1; r >= 0; r--) {
+    let acc = a[r]![n]!;
+    for (let k = r + 1; k < n; k++) acc -= a[r]![k]! * s[k]!;
+    s[r] = acc / a[r]![r]!;
+  }
+  return s;
 }

@@ -12,6 +12,13 @@ const N = 4;
 const BITS = 18;
 const SIZE = 1 << BITS;
 const MASK = SIZE - 1;
+/**
+ * A gram in more than this share of the records (and at least STOP_MIN of them) is a stop-gram —
+ * " the", "you ", "ing " — and is left out of every similarity: it says little either way, and
+ * its posting list is what scoring a long text would otherwise spend its time walking.
+ */
+const STOP_SHARE = 0.1;
+const STOP_MIN = 8;
 
 /** Lower case, and runs of white space as one space: case and layout carry no signal here. */
 export function normalise(text: string): string {
@@ -84,17 +91,19 @@ export class NgramIndex {
       return g;
     });
     const slots = df.length;
+    const stop = Math.max(STOP_MIN, STOP_SHARE * n);
+    const kept = (s: number) => df[s]! <= stop;
     this.offsets = new Int32Array(slots + 1);
-    for (let s = 0; s < slots; s++) this.offsets[s + 1] = this.offsets[s]! + df[s]!;
+    for (let s = 0; s < slots; s++) this.offsets[s + 1] = this.offsets[s]! + (kept(s) ? df[s]! : 0);
     this.postings = new Int32Array(this.offsets[slots]!);
     const fill = this.offsets.slice(0, slots);
     grams.forEach((g, doc) => {
-      for (const s of g) this.postings[fill[s]!++] = doc;
+      for (const s of g) if (kept(s)) this.postings[fill[s]!++] = doc;
     });
     // Smoothed IDF: a gram in every record still weighs a little, an unseen one the most.
     const idf = (d: number) => Math.log((n + 1) / (d + 1)) + 1;
     this.weight = new Float64Array(slots);
-    for (let s = 0; s < slots; s++) this.weight[s] = idf(df[s]!) ** 2;
+    for (let s = 0; s < slots; s++) this.weight[s] = kept(s) ? idf(df[s]!) ** 2 : 0;
     this.unseen = idf(0) ** 2;
     this.mass = new Float64Array(n);
     grams.forEach((g, doc) => {
@@ -127,6 +136,7 @@ export class NgramIndex {
         continue;
       }
       const w = weight[slot]!;
+      if (w === 0) continue; // a stop-gram
       const end = offsets[slot + 1]!;
       let p = offsets[slot]!;
       queryMass += w;
