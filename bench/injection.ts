@@ -21,7 +21,8 @@ import { median, prng, shuffle } from './stats.js';
 export function syntheticCorpus(size: number): CorpusRecord[] {
   const seed = loadCorpus([{ path: SEED_CORPUS }]).records.map(({ id, text, signal }) => ({ id, text, signal }));
   const random = prng(19);
-  const out: CorpusRecord[] = seed.slice(0, size);
+  // Cut evenly across the file (it is grouped by signal), so a small corpus keeps every signal.
+  const out: CorpusRecord[] = size >= seed.length ? seed.slice() : Array.from({ length: size }, (_, i) => seed[Math.floor((i * seed.length) / size)]!);
   for (let i = out.length; i < size; i++) {
     const base = seed[i % seed.length]!;
     const donor = seed[Math.floor(random() * seed.length)]!;
