@@ -16,7 +16,10 @@ import { formatCorpusDiagnostic, loadCorpus, type CorpusSource, type LoadOptions
 
 export const DETECTOR_REF = 'detector://injection-corpus';
 
-/** The shipped seed corpus: found beside this module, from the sources or from dist/. */
+/**
+ * The shipped seed corpus, `injection/corpus/seed-v1.jsonl` at the package root: one directory up
+ * from the sources, two from dist/. Not found, it names where it should be, and loading it says so.
+ */
 export const SEED_CORPUS: string = seedPath();
 
 function seedPath(): string {
