@@ -22,6 +22,7 @@ const COMMAND: Record<string, () => Promise<Command>> = {
   bench: async () => (await import('./commands/bench.js')).benchCommand,
   test: async () => (await import('./commands/test.js')).testCommand,
   fmt: async () => (await import('./commands/fmt.js')).fmtCommand,
+  corpus: async () => (await import('./commands/corpus.js')).corpusCommand,
 };
 
 /** Commands that print their own help (they delegate to a part documenting its own arguments). */

@@ -18,6 +18,7 @@ Commands:
   portability  report which rules are portable and exactly why not ([OAR-PROF-8])
   test         run a pack's test files (*.test.yaml): expected decisions, coverage
   fmt          lay rule documents out canonically; --check for CI, --write to fix
+  corpus       check a prompt-injection corpus; measure detector://injection-corpus on a labeled set
   conformance  run conformance fixtures (the corpus, or your own) through oarc
   bench        run oarc's own benchmarks (from a clone of the repository)
 
@@ -122,6 +123,10 @@ Options:
                             facts as observations, never a verdict; throwing is a failure. The three reserved detectors (detector://noop,
                             detector://error, detector://fixture) are built in. For the
                             example pack: --detectors examples/gateway/detectors.mjs
+      --injection-corpus <file>
+                            register detector://injection-corpus over this JSONL corpus;
+                            repeatable (see oarc corpus --help). A corpus that does not load
+                            is a warning here and the invoking rule's on_error when it runs
       --session <id>        the session of occurrences that carry no session_id
       --json                print each Decision object as one line of JSON
       --fail-on <effects>   exit 3 when any occurrence is decided with one of these effects,
@@ -153,6 +158,8 @@ decision expected:
   rules: [../rules/]                    # files or directories, as for oarc check
   configs: [../operator.yaml]           # optional: configuration documents
   detectors: ./detectors.mjs            # optional: a module as for oarc eval --detectors
+  injection_corpus: [./corpus.jsonl]    # optional: detector://injection-corpus over these
+                                        # corpus files; one that does not load fails to on_error
   tests:
     - name: blocks a recursive delete
       occurrence: { anchor: tool.pre_invoke, tool_call: { name: bash, arguments: { command: "rm -rf /" } } }
@@ -255,6 +262,39 @@ Example (the corpus is in a clone of the repository; the installed package runs 
   oarc conformance conformance/fixtures
 
 The runner's own usage:
+`,
+
+  corpus: `Usage: oarc corpus check <files…> [--strict] [--json]
+       oarc corpus eval --labeled <file.jsonl> [--corpus <file>…] [--strict] [--json]
+
+A prompt-injection corpus is JSON Lines: one record a line, {"id", "text", "signal", "source"},
+with id, text and signal required and source (provenance) optional; lines starting with # and
+blank lines are skipped; a leading byte-order mark is ignored. signal is one of
+instruction-override, network-egress, data-access, code-exec, filesystem-read, exfil-email,
+secret-access, cred-enum, benign.
+
+check reads every file and reports every problem in one pass, as file:line: field \`f\`: what
+is wrong — invalid JSON, a missing or empty field, a bad signal, an unknown field, an id used
+twice (within a file or across files; both places are named).
+
+eval scores every record of the labeled set with detector://injection-corpus over the corpus
+(default: the seed corpus oarc ships, injection/corpus/seed-v1.jsonl) and prints ROC AUC
+(benign is the negative class), precision and recall at the default threshold 0.5, recall at
+1% and 5% false-positive rate, and per bucket how often the nearest record's signal is right.
+
+Options:
+      --strict              also require every id to be the hex sha256 of its text
+      --corpus <file>       a corpus file to score against; repeatable (eval only)
+      --labeled <file>      the labeled set to score; required (eval only). Keep it apart from
+                            the corpus: a record in both scores as a perfect match
+      --json                check: { ok, records, diagnostics }; eval: the figures, with the
+                            member names roc_auc, precision, recall, recall_at_1pct_fpr, …
+  -h, --help                show this help
+
+Example:
+  oarc corpus eval --labeled injection/eval/labeled-v1.jsonl
+
+${EXIT}
 `,
 
   bench: `Usage: oarc bench [--quick] [--only=<section,…>] [--json]

@@ -14,6 +14,7 @@ import { ObjectFactReader } from '../runtime/facts.js';
 import { symbolTable } from '../runtime/types.js';
 import { secretScanner } from './secret-scanner.js';
 import { packageRoot } from './root.js';
+import { DETECTOR_REF, SEED_CORPUS, corpusDetector, factNames } from '../injection/detector.js';
 import { formatCoverage, formatText, runTests } from '../packtest/index.js';
 
 const root = packageRoot();
@@ -93,7 +94,8 @@ async function pack(): Promise<void> {
   const bundle = (await import(pathToFileURL(file).href)).default as Bundle;
   console.log(`compiled ${bundle.rules.length} rules to ${file}\n`);
 
-  const engine = createEngine(bundle, { detectors: { 'detector://secret-scanner': secretScanner } });
+  const injection = corpusDetector([{ path: SEED_CORPUS }], factNames(bundle.capability.host));
+  const engine = createEngine(bundle, { detectors: { 'detector://secret-scanner': secretScanner, [DETECTOR_REF]: injection } });
   // The session in the JSON form the CLI and fixtures use, converted as every JSON reader does.
   const session = (JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8')) as unknown[]).map((o) => occurrenceFromJson(o));
   session.forEach((occ, i) => {

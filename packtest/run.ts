@@ -13,6 +13,7 @@
 import { compileToBundle, formatDiagnostic, loadPackFiles, type Backend, type LoadedPack } from '../compiler/index.js';
 import { compareExpected, jsonEqual, show, type Mismatch } from '../conformance/compare.js';
 import { counterKeyProblem, counterRulesOf } from '../conformance/runner.js';
+import { DETECTOR_REF, corpusDetector, factNames } from '../injection/detector.js';
 import {
   HostInputError,
   MemoryCounterStore,
@@ -88,7 +89,7 @@ export async function runTestFile(file: string, coverage: Coverage, opts: RunOpt
     if (e instanceof TestFileError) return { file, tests: [], error: [...e.lines], inputs: [file] };
     throw e;
   }
-  const inputs = [file, tf.capability, ...tf.rules, ...tf.configs, ...(tf.detectors !== undefined ? [tf.detectors] : [])];
+  const inputs = [file, tf.capability, ...tf.rules, ...tf.configs, ...(tf.detectors !== undefined ? [tf.detectors] : []), ...tf.injectionCorpus];
   const fail = (lines: string[]): FileResult => ({ file, tests: [], error: lines, inputs });
   const loaded = loadPackFiles({ capability: tf.capability, rules: tf.rules, configs: tf.configs });
   if (!loaded.ok) {
@@ -103,6 +104,13 @@ export async function runTestFile(file: string, coverage: Coverage, opts: RunOpt
       if (e instanceof DetectorModuleError) return fail([`${file}: ${e.message}`]);
       throw e;
     }
+  }
+  if (tf.injectionCorpus.length > 0) {
+    if (DETECTOR_REF in detectors) return fail([`${file}: both ${tf.detectors} and \`injection_corpus\` implement ${DETECTOR_REF}; keep one`]);
+    // Loaded when a rule first invokes it: an unreadable corpus is a detector failure, which the
+    // rule's on_error decides ([OAR-OPS-3]) — as it would be in a host.
+    const names = factNames(loaded.pack.capability.host);
+    detectors = { ...detectors, [DETECTOR_REF]: corpusDetector(tf.injectionCorpus.map((path) => ({ path })), names) };
   }
   const backends: Backend[] = opts.backend === 'both' ? ['compiled', 'interpreter'] : [opts.backend ?? 'compiled'];
   const bundles = backends.map((b) => compileToBundle(loaded.pack, b));

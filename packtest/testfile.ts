@@ -6,6 +6,7 @@
  *   rules: [../rules/]                    # files or directories, as for `oarc check`
  *   configs: [../operator.yaml]           # optional: configuration documents, applied in order
  *   detectors: ./detectors.mjs            # optional: a module like `oarc eval --detectors`
+ *   injection_corpus: [./corpus.jsonl]    # optional: detector://injection-corpus over these files
  *   tests:
  *     - name: blocks a recursive delete
  *       occurrence: { anchor: tool.pre_invoke, tool_call: { … } }
@@ -58,6 +59,8 @@ export interface TestFile {
   rules: string[];
   configs: string[];
   detectors?: string;
+  /** Corpus files for detector://injection-corpus (injection/), loaded when a rule first invokes it. */
+  injectionCorpus: string[];
   tests: TestCase[];
   /** Position of a path inside the file. */
   locate(path: readonly (string | number)[]): Located;
@@ -70,7 +73,7 @@ export class TestFileError extends Error {
   }
 }
 
-const FILE_MEMBERS = ['capability', 'rules', 'configs', 'detectors', 'tests'];
+const FILE_MEMBERS = ['capability', 'rules', 'configs', 'detectors', 'injection_corpus', 'tests'];
 const TEST_MEMBERS = ['name', 'occurrence', 'occurrences', 'expect'];
 /** The members of a decision's JSON form an `expect` may assert (compare.ts compares each). */
 export const EXPECT_MEMBERS = ['decision', 'code', 'rule', 'copy', 'content', 'advisories', 'applied', 'counters', 'events', 'transforms', 'on_fire', 'skipped_transforms'];
@@ -129,6 +132,7 @@ function fromDocument(doc: SourceDoc): TestFile {
   if (capability.length > 1) fail(['capability'], '`capability` is one document');
   const rules = paths('rules', true);
   const configs = paths('configs', false);
+  const injectionCorpus = paths('injection_corpus', false);
   let detectors: string | undefined;
   if (v.detectors !== undefined) {
     if (typeof v.detectors === 'string' && v.detectors !== '') detectors = path(v.detectors);
@@ -144,7 +148,7 @@ function fromDocument(doc: SourceDoc): TestFile {
     if (first !== undefined && t.problem === undefined) t.problem = `another test in this file is named ${JSON.stringify(t.name)} (line ${first}); a name says which test failed`;
     else seen.set(t.name, t.line);
   }
-  return { file: doc.file, capability: capability[0] ?? '', rules, configs, ...(detectors !== undefined ? { detectors } : {}), tests, locate };
+  return { file: doc.file, capability: capability[0] ?? '', rules, configs, ...(detectors !== undefined ? { detectors } : {}), injectionCorpus, tests, locate };
 }
 
 function readTest(t: unknown, path: Path, locate: (p: readonly (string | number)[]) => Located): TestCase {

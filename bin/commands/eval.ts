@@ -6,6 +6,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { formatCorpusDiagnostic, loadCorpus } from '../../injection/corpus.js';
+import { DETECTOR_REF, corpusDetector, factNames } from '../../injection/detector.js';
 import { DetectorModuleError, importDetectors, missingDetector } from '../../packtest/detectors.js';
 import { HostInputError, checkBundle, createEngine, decisionToJson, occurrencePathToJson, type Bundle, type DecisionEffect, type Detector, type Engine } from '../../runtime/index.js';
 import { bool, parse, required, str, strs } from '../args.js';
@@ -19,6 +21,7 @@ const OPTIONS = {
   ...PACK_OPTIONS,
   occurrence: { type: 'string' },
   detectors: { type: 'string' },
+  'injection-corpus': { type: 'string', multiple: true },
   session: { type: 'string' },
   json: { type: 'boolean' },
   'fail-on': { type: 'string' },
@@ -54,6 +57,12 @@ export async function evalCommand(argv: readonly string[], io: Io): Promise<numb
     : await bundleFromRules(p.positionals, required(p, 'capability', 'file'), strs(p, 'config'), io);
   const detectorsModule = str(p, 'detectors');
   const detectors = detectorsModule === undefined ? {} : await loadDetectors(detectorsModule);
+  const corpus = strs(p, 'injection-corpus');
+  if (corpus.length > 0) {
+    if (DETECTOR_REF in detectors) throw new UsageError(`${detectorsModule} already implements ${DETECTOR_REF}; give --injection-corpus or that module's, not both`);
+    detectors[DETECTOR_REF] = corpusDetector(corpus.map((path) => ({ path })), factNames(bundle.capability.host));
+    warnIfUnloadable(corpus, io);
+  }
   checkDetectors(bundle, detectors, detectorsModule);
   let engine: Engine;
   try {
@@ -167,6 +176,18 @@ async function loadDetectors(file: string): Promise<Record<string, Detector>> {
     if (e instanceof DetectorModuleError) throw new InputError(`oarc eval: ${e.message}`);
     throw e;
   }
+}
+
+/**
+ * The corpus is loaded when a rule first invokes the detector, and a corpus that does not load is
+ * that rule's detector failing — its on_error decides ([OAR-OPS-3]), as in a host. Say so up front
+ * rather than leave a mistyped path to show only as on_error decisions.
+ */
+function warnIfUnloadable(files: readonly string[], io: Io): void {
+  const { diagnostics } = loadCorpus(files.map((path) => ({ path })));
+  if (diagnostics.length === 0) return;
+  for (const d of diagnostics) io.err(`${formatCorpusDiagnostic(d)}\n`);
+  io.err(`oarc eval: warning: the --injection-corpus does not load; every rule invoking ${DETECTOR_REF} fails to its on_error\n`);
 }
 
 /** Every detector a rule invokes must be implemented before the first occurrence, not during it. */

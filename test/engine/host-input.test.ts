@@ -22,7 +22,7 @@ function engine(backend: Backend): Engine {
   return createEngine(compileToBundle(pack, backend), {
     // An async store that holds nothing: these tests are about the occurrence, not counting.
     asyncCounters: { readMany: async (keys) => keys.map(() => ({ fire_count: 0, breaker_count: 0 })), applyMany: async () => {} },
-    detectors: { 'detector://secret-scanner': () => ({ secret_matches: [] }) },
+    detectors: { 'detector://secret-scanner': () => ({ secret_matches: [] }), 'detector://injection-corpus': () => ({}) },
   });
 }
 

@@ -128,7 +128,7 @@ describe('runTests', () => {
     const file = write('bad.test.yaml', 'capability: capability.yaml\nrule: [rules.yaml]\ntests: []\n');
     const r = await runTests([file, join(dir, 'missing.test.yaml')]);
     expect(r.files[0]?.error).toEqual([
-      `${file}:2: unknown member \`rule\` (did you mean \`rules\`?); a test file has capability, rules, configs, detectors, tests`,
+      `${file}:2: unknown member \`rule\` (did you mean \`rules\`?); a test file has capability, rules, configs, detectors, injection_corpus, tests`,
       `${file}:1: missing \`rules\`: the rule files or directories to test (relative to the test file)`,
       `${file}:3: \`tests\` must be a non-empty list of tests`,
     ]);
