@@ -138,7 +138,7 @@ describe('oarc eval', () => {
   it('a bundle compiled for another host says so in words', async () => {
     const bundle = join(dir, 'gw.mjs');
     expect((await oarc(['compile', 'examples/gateway/rules.yaml', '--capability', 'examples/gateway/capability.yaml', '-o', bundle, '--runtime', new URL('../dist/runtime/internal.js', import.meta.url).href])).status).toBe(0);
-    const other = file('other.yaml', readFileSync('examples/gateway/capability.yaml', 'utf8').replace('host: acme.gateway', 'host: acme.other'));
+    const other = file('other.yaml', readFileSync('examples/gateway/capability.yaml', 'utf8').replaceAll('acme.gateway', 'acme.other'));
     const r = await oarc(['eval', bundle, '--capability', other, '--occurrence', 'examples/gateway/occurrence.json', '--detectors', 'examples/gateway/detectors.mjs']);
     expect(r.status).toBe(1);
     expect(r.err).toContain(`oarc eval: ${bundle} was compiled for host acme.gateway, and ${other} declares host acme.other; recompile it, or leave out --capability`);
