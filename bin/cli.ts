@@ -21,6 +21,7 @@ const COMMAND: Record<string, () => Promise<Command>> = {
   bench: async () => (await import('./commands/bench.js')).benchCommand,
   test: async () => (await import('./commands/test.js')).testCommand,
   fmt: async () => (await import('./commands/fmt.js')).fmtCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
 };
 
 /** Commands that print their own help (they delegate to a part documenting its own arguments). */
