@@ -92,9 +92,12 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   }
 }
 
-/** A `HostInputError` (a bad member, an unknown anchor or fact) as a 400 pointing at the member. */
-function invalidOccurrence(e: HostInputError, prefix: (string | number)[], extra: Partial<Problem> = {}): HttpProblem {
-  const path = [...prefix, ...occurrencePathToJson(e.path)];
+/**
+ * A `HostInputError` as a 400 pointing at the member. The shape check (`occurrenceFromJson`) gives
+ * paths in the JSON spelling already; the engine's (an unknown anchor or fact) in the TypeScript one.
+ */
+function invalidOccurrence(e: HostInputError, prefix: (string | number)[], spelling: 'json' | 'ts', extra: Partial<Problem> = {}): HttpProblem {
+  const path = [...prefix, ...(spelling === 'ts' ? occurrencePathToJson(e.path) : e.path)];
   return problem(400, 'invalid-occurrence', 'Invalid occurrence', e.message, { pointer: jsonPointer(path), ...extra });
 }
 
@@ -170,7 +173,7 @@ async function decideChecked(o: RouteOptions, s: NonNullable<ReturnType<Service[
   try {
     return await o.service.decide(s, occ, raw);
   } catch (e) {
-    if (e instanceof HostInputError) throw invalidOccurrence(e, at, extra);
+    if (e instanceof HostInputError) throw invalidOccurrence(e, at, 'ts', extra);
     throw e;
   }
 }
@@ -182,7 +185,7 @@ async function decideOne(req: IncomingMessage, res: ServerResponse, o: RouteOpti
   try {
     occ = Service.occurrence(body, sessionHeader(req));
   } catch (e) {
-    if (e instanceof HostInputError) throw invalidOccurrence(e, []);
+    if (e instanceof HostInputError) throw invalidOccurrence(e, [], 'json');
     throw e;
   }
   sendJson(res, 200, await decideChecked(o, s, occ, body, []));
@@ -202,7 +205,7 @@ async function decideBatch(req: IncomingMessage, res: ServerResponse, o: RouteOp
     try {
       return Service.occurrence(raw, session);
     } catch (e) {
-      if (e instanceof HostInputError) throw invalidOccurrence(e, [i], { decided: 0 });
+      if (e instanceof HostInputError) throw invalidOccurrence(e, [i], 'json', { decided: 0 });
       throw e;
     }
   });

@@ -74,22 +74,24 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
   const tokenFile = str(p, 'token-file');
   const redis = str(p, 'redis');
   const say = (line: string) => io.err(`oarc serve: ${line}\n`);
+  const port = integer(str(p, 'port'), 'port', 8181, 0, 65535);
+  const maxBodyBytes = integer(str(p, 'max-body'), 'max-body', 1024 * 1024, 1, 2 ** 31);
+  const token = tokenFile === undefined ? undefined : readToken(tokenFile);
 
   let service;
   try {
     service = await startService({
       source,
       host: str(p, 'host') ?? '127.0.0.1',
-      port: integer(str(p, 'port'), 'port', 8181, 0, 65535),
-      maxBodyBytes: integer(str(p, 'max-body'), 'max-body', 1024 * 1024, 1, 2 ** 31),
+      port,
+      maxBodyBytes,
       say,
       ...(redis === undefined ? {} : { redis: { url: redis, ...(str(p, 'redis-prefix') === undefined ? {} : { prefix: str(p, 'redis-prefix') as string }) } }),
       ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: { target: str(p, 'decision-log') as string, mask: masks } }),
-      ...(tokenFile === undefined ? {} : { token: readToken(tokenFile) }),
+      ...(token === undefined ? {} : { token }),
       ...(buckets === undefined ? {} : { latencyBuckets: buckets }),
     });
   } catch (e) {
-    if (e instanceof InputError) throw e;
     // A port in use, a Redis that does not answer: the operator's to fix, said in one line.
     throw new InputError(`oarc serve: ${oneLine(e).replace(/^oarc: /, '')}`);
   }
