@@ -49,8 +49,8 @@ function maskOne(value: unknown, path: MaskPath, i: number): unknown {
 }
 
 export interface DecisionLogOptions {
-  /** `-` for stdout, else a file appended to. */
-  target: string;
+  /** `-` for stdout, a file appended to, or a stream of one's own (closed by its owner). */
+  target: string | Writable;
   /** Bytes of lines held while the sink is busy; default 8 MiB. */
   bufferBytes?: number;
   onDrop?: () => void;
@@ -69,8 +69,8 @@ export class DecisionLog {
   private failure: Error | undefined;
 
   constructor(opts: DecisionLogOptions) {
-    this.ownsSink = opts.target !== '-';
-    this.sink = this.ownsSink ? createWriteStream(opts.target, { flags: 'a' }) : process.stdout;
+    this.ownsSink = typeof opts.target === 'string' && opts.target !== '-';
+    this.sink = typeof opts.target !== 'string' ? opts.target : opts.target === '-' ? process.stdout : createWriteStream(opts.target, { flags: 'a' });
     this.limit = opts.bufferBytes ?? 8 * 1024 * 1024;
     this.onDrop = opts.onDrop ?? (() => undefined);
     this.sink.on('error', (e) => {
