@@ -7,8 +7,9 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../support/build.js';
+import { ROOT, ensureBuilt } from '../support/build.js';
 import { CLI, GW, PACK_ARGS, call, serve, type Reply, type Served } from '../support/serve.js';
 
 const REPEAT = { anchor: 'tool.pre_invoke', tool_call: { name: 'grep', arguments: { pattern: 'x' } } };
@@ -33,6 +34,16 @@ function expectProblem(r: Reply, status: number, pointer?: string): Record<strin
   return p;
 }
 
+/** The OpenAPI document's schemas (JSON Schema 2020-12, as OpenAPI 3.1 has them), by component name. */
+const OPENAPI = JSON.parse(readFileSync(join(ROOT, 'schema', 'serve.openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+const ajv = new Ajv2020({ strict: false, validateFormats: false });
+ajv.addSchema({ ...OPENAPI, $id: 'serve' });
+function expectSchema(component: string, value: unknown): void {
+  const validate = ajv.getSchema(`serve#/components/schemas/${component}`);
+  expect(validate, component).toBeDefined();
+  expect(validate!(value), JSON.stringify(validate!.errors)).toBe(true);
+}
+
 describe('deciding', () => {
   let s: Served;
   beforeAll(async () => {
@@ -50,6 +61,20 @@ describe('deciding', () => {
     expect(cli.status, cli.stderr).toBe(0);
     expect(r.json).toEqual(JSON.parse(cli.stdout));
     expect(r.json).toMatchObject({ decision: 'block', rule: 'acme.security/BLOCK_RM_RF' });
+    expectSchema('Decision', r.json);
+    expectSchema('Occurrence', RM_RF);
+  });
+
+  it('answers as schema/serve.openapi.json describes, on exactly the routes it lists', async () => {
+    const batch = await call(s.url, '/v1/decide/batch', { body: [REPEAT, { anchor: 'content.output', content: 'key AKIAABCDEFGHIJKLMNOP' }] });
+    for (const d of batch.json as unknown[]) expectSchema('Decision', d);
+    expectSchema('Health', (await call(s.url, '/v1/health')).json);
+    expectSchema('Bundle', (await call(s.url, '/v1/bundle')).json);
+    expectSchema('Problem', (await call(s.url, '/v1/decide', { body: { anchor: 'nope' } })).json);
+    const routes = (expectProblem(await call(s.url, '/nowhere'), 404).detail as string).replace(/^.*the routes are /, '').split(', ');
+    expect(routes.sort()).toEqual(Object.keys(OPENAPI.paths).sort());
+    // A Decision with an unknown member or a wrong effect does not pass: the schema can fail.
+    expect(ajv.getSchema('serve#/components/schemas/Decision')!({ ...(batch.json as object[])[0], decision: 'allow' })).toBe(false);
   });
 
   it('ties calls together by session_id: the third identical call is blocked', async () => {
