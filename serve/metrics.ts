@@ -12,18 +12,22 @@ export const DEFAULT_BUCKETS: readonly number[] = [0.00005, 0.0001, 0.00025, 0.0
 const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 class Counter {
+  /** By the label values joined with U+0000 (which no label value here holds): escaped only when rendered. */
   private readonly values = new Map<string, number>();
   constructor(readonly name: string, readonly help: string, private readonly labels: readonly string[]) {}
 
   inc(values: readonly string[], by = 1): void {
-    const key = values.map((v, i) => `${this.labels[i]}="${escape(v)}"`).join(',');
+    const key = values.join('\u0000');
     this.values.set(key, (this.values.get(key) ?? 0) + by);
   }
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
     if (this.labels.length === 0 && this.values.size === 0) lines.push(`${this.name} 0`);
-    for (const [k, v] of this.values) lines.push(k === '' ? `${this.name} ${v}` : `${this.name}{${k}} ${v}`);
+    for (const [k, v] of this.values) {
+      if (this.labels.length === 0) lines.push(`${this.name} ${v}`);
+      else lines.push(`${this.name}{${k.split('\u0000').map((x, i) => `${this.labels[i]}="${escape(x)}"`).join(',')}} ${v}`);
+    }
     return lines.join('\n');
   }
 }
