@@ -23,6 +23,7 @@ const COMMAND: Record<string, () => Promise<Command>> = {
   test: async () => (await import('./commands/test.js')).testCommand,
   fmt: async () => (await import('./commands/fmt.js')).fmtCommand,
   corpus: async () => (await import('./commands/corpus.js')).corpusCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
 };
 
 /** Commands that print their own help (they delegate to a part documenting its own arguments). */

@@ -19,6 +19,7 @@ Commands:
   test         run a pack's test files (*.test.yaml): expected decisions, coverage
   fmt          lay rule documents out canonically; --check for CI, --write to fix
   corpus       check a prompt-injection corpus; measure detector://injection-corpus on a labeled set
+  serve        serve decisions over HTTP (a REST API, reload, health, metrics, decision log)
   conformance  run conformance fixtures (the corpus, or your own) through oarc
   bench        run oarc's own benchmarks (from a clone of the repository)
 
@@ -315,5 +316,55 @@ Options:
   -h, --help                show this help
 
 ${EXIT}
+`,
+  serve: `Usage: oarc serve <bundle.mjs | rules…> [--capability <file>] [--config <file>…] [options]
+
+Serve decisions over HTTP, for hosts that cannot embed oarc/runtime. The pack is a compiled
+bundle or rule documents compiled in process, as for oarc eval. Binds 127.0.0.1:8181 unless
+told otherwise; the service log (one line per event, "oarc serve: …") is written on stderr.
+
+Routes (schema/serve.openapi.json describes them):
+  POST /v1/decide         one occurrence, in the JSON form oarc eval reads → its Decision, in
+                          the JSON form oarc eval --json prints
+  POST /v1/decide/batch   a JSON array of occurrences → an array of decisions, decided in order
+  GET  /v1/health         200 once a pack is loaded, else 503; reports the last (re)load
+  GET  /v1/bundle         revision (content hash), compiler, rule count, loaded_at
+  GET  /metrics           Prometheus text: decisions, rule outcomes, latency, reloads, errors
+An occurrence without session_id takes the Oarc-Session request header's. Bad input is a 400
+application/problem+json (RFC 9457) whose "pointer" names the member; a body over --max-body
+is a 413; an internal error is a 500 whose id is in the log.
+
+Options:
+      --capability <file>   the capability document (required with rule documents)
+      --config <file>       an operator configuration document; repeatable (rule documents only)
+      --detectors <module>  detector implementations, as for oarc eval
+      --host <address>      the address to bind (default 127.0.0.1; TLS is the proxy's job)
+      --port <n>            the port (default 8181; 0 picks a free one, named in the log)
+      --watch               reload whenever an input file changes
+      --redis <url>         keep counters and activity windows in Redis (oarc/redis; needs
+                            ioredis installed), so replicas decide as one
+      --redis-prefix <p>    the Redis key prefix (default oar:)
+      --decision-log <f|->  append one JSON line per decision to a file, or - for stdout
+      --log-mask <path>     mask a member of the logged occurrence, as a JSON Pointer where
+                            * matches every member: /tool_call/arguments/token; repeatable
+      --token-file <file>   require Authorization: Bearer <the token in the file> on every
+                            route but /v1/health
+      --max-body <bytes>    the largest request body (default 1048576)
+      --latency-buckets <s> the latency histogram's bucket bounds in seconds, comma-separated
+  -h, --help                show this help
+
+Signals: SIGHUP reloads the pack (a pack that fails to load leaves the previous one serving);
+SIGTERM or SIGINT stops accepting, finishes the requests in flight, flushes the decision log,
+closes the store, and exits 0.
+
+Example:
+  oarc serve examples/gateway/rules.yaml --capability examples/gateway/capability.yaml \\
+    --detectors examples/gateway/detectors.mjs --port 8181
+
+Exit status:
+  0   stopped by SIGTERM or SIGINT
+  1   the pack did not load (without --watch), the port is taken, Redis did not answer
+  2   usage error
+  70  internal error in oarc
 `,
 };

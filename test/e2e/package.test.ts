@@ -35,7 +35,7 @@ function run(command: string, args: readonly string[], cwd: string): SpawnSyncRe
 const oarc = (...args: string[]) => run(process.execPath, [join(project, 'node_modules', 'oarc', 'dist', 'bin', 'oarc.js'), ...args], project);
 
 beforeAll(() => {
-  ensureBuilt(['bin', 'compiler', 'runtime', 'conformance', 'packtest', 'format', 'watch', 'injection']);
+  ensureBuilt(['bin', 'compiler', 'runtime', 'packtest', 'format', 'watch', 'injection', 'serve', 'conformance']);
   tmp = mkdtempSync(join(tmpdir(), 'oarc-package-'));
   // --ignore-scripts: the tarball is what prepack would pack, from the dist/ just checked fresh;
   // prepack's clean rebuild would pull dist/ from under test files running beside this one.
@@ -55,7 +55,7 @@ afterAll(() => {
 describe('the tarball', () => {
   const paths = () => packed.files.map((f) => f.path);
 
-  it('holds the CLI, compiler, runtime, schemas, conformance runner, test runner, formatter, injection detector with its seed corpus, and licence', () => {
+  it('holds the CLI, compiler, runtime, schemas, conformance runner, test runner, formatter, injection detector with its seed corpus, decision service and licence', () => {
     for (const p of [
       'LICENSE', 'README.md', 'package.json', 'dist/bin/oarc.js', 'dist/compiler/index.js', 'dist/compiler/index.d.ts',
       'dist/runtime/index.js', 'dist/runtime/index.d.ts', 'dist/runtime/internal.js', 'dist/runtime/redis.js',
@@ -63,6 +63,7 @@ describe('the tarball', () => {
       'dist/bin/commands/test.js', 'dist/bin/commands/fmt.js', 'dist/packtest/index.js', 'dist/packtest/run.js',
       'dist/format/index.js', 'dist/format/yaml.js', 'dist/watch/index.js',
       'dist/bin/commands/corpus.js', 'dist/injection/index.js', 'dist/injection/index.d.ts', 'injection/corpus/seed-v1.jsonl',
+      'dist/bin/commands/serve.js', 'dist/serve/index.js', 'dist/serve/http.js', 'dist/serve/service.js', 'dist/serve/store.js',
     ]) expect(paths()).toContain(p);
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the oarc authors\n/);
   });

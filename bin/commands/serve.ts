@@ -1,0 +1,134 @@
+/**
+ * `oarc serve`: the decision service (serve/) from the command line — flags, the service log on
+ * stderr, SIGHUP and `--watch` reloads, SIGTERM / SIGINT drain.
+ */
+import { readFileSync } from 'node:fs';
+import { parseMaskPath, type MaskPath } from '../../serve/decision-log.js';
+import { packInputs, startService, type PackSource } from '../../serve/index.js';
+import { parseBuckets } from '../../serve/metrics.js';
+import { watchInputs } from '../../watch/index.js';
+import { bool, parse, str, strs } from '../args.js';
+import { EXIT_INPUT, EXIT_OK, InputError, UsageError, oneLine } from '../errors.js';
+import type { Io } from '../output.js';
+import { PACK_OPTIONS } from '../pack.js';
+
+const OPTIONS = {
+  ...PACK_OPTIONS,
+  detectors: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  watch: { type: 'boolean' },
+  redis: { type: 'string' },
+  'redis-prefix': { type: 'string' },
+  'decision-log': { type: 'string' },
+  'log-mask': { type: 'string', multiple: true },
+  'token-file': { type: 'string' },
+  'max-body': { type: 'string' },
+  'latency-buckets': { type: 'string' },
+} as const;
+
+const BUNDLE_FILE = /\.(mjs|js)$/i;
+
+function packSource(positionals: string[], capability: string | undefined, configs: string[], detectors: string | undefined): PackSource {
+  if (positionals.length === 0) throw new UsageError('no bundle or rule files given');
+  const d = detectors === undefined ? {} : { detectors };
+  if (positionals.length === 1 && BUNDLE_FILE.test(positionals[0] as string)) {
+    if (configs.length > 0) throw new UsageError('--config applies to rule documents; a compiled bundle already carries its configuration (recompile it with --config)');
+    return { kind: 'bundle', file: positionals[0] as string, ...d };
+  }
+  if (positionals.some((f) => BUNDLE_FILE.test(f))) throw new UsageError('give either one compiled bundle (.mjs/.js) or rule documents, not both');
+  if (capability === undefined) throw new UsageError('missing --capability <file> (required with rule documents)');
+  return { kind: 'rules', rules: positionals, capability, configs, ...d };
+}
+
+function integer(text: string | undefined, flag: string, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) throw new UsageError(`--${flag} takes a whole number from ${min} to ${max}, not \`${text}\``);
+  return n;
+}
+
+function readToken(file: string): string {
+  let text;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    throw new InputError(`oarc serve: cannot read --token-file ${file}: ${oneLine(e)}`);
+  }
+  if (text === '' || /\s/.test(text)) throw new InputError(`oarc serve: --token-file ${file} must hold one token: a single line with no spaces`);
+  return text;
+}
+
+export async function serveCommand(argv: readonly string[], io: Io): Promise<number> {
+  const p = parse(argv, OPTIONS);
+  const source = packSource(p.positionals, str(p, 'capability'), strs(p, 'config'), str(p, 'detectors'));
+  const masks: MaskPath[] = strs(p, 'log-mask').map((m) => {
+    const r = parseMaskPath(m);
+    if (typeof r === 'string') throw new UsageError(`--log-mask: ${r}`);
+    return r;
+  });
+  if (masks.length > 0 && str(p, 'decision-log') === undefined) throw new UsageError('--log-mask applies to the decision log: give --decision-log <file|-> too');
+  const bucketsText = str(p, 'latency-buckets');
+  const buckets = bucketsText === undefined ? undefined : parseBuckets(bucketsText);
+  if (typeof buckets === 'string') throw new UsageError(`--latency-buckets: ${buckets}`);
+  const tokenFile = str(p, 'token-file');
+  const redis = str(p, 'redis');
+  const say = (line: string) => io.err(`oarc serve: ${line}\n`);
+  const port = integer(str(p, 'port'), 'port', 8181, 0, 65535);
+  const maxBodyBytes = integer(str(p, 'max-body'), 'max-body', 1024 * 1024, 1, 2 ** 31);
+  const token = tokenFile === undefined ? undefined : readToken(tokenFile);
+
+  let service;
+  try {
+    service = await startService({
+      source,
+      host: str(p, 'host') ?? '127.0.0.1',
+      port,
+      maxBodyBytes,
+      say,
+      ...(redis === undefined ? {} : { redis: { url: redis, ...(str(p, 'redis-prefix') === undefined ? {} : { prefix: str(p, 'redis-prefix') as string }) } }),
+      ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: { target: str(p, 'decision-log') as string, mask: masks } }),
+      ...(token === undefined ? {} : { token }),
+      ...(buckets === undefined ? {} : { latencyBuckets: buckets }),
+    });
+  } catch (e) {
+    // A port in use, a Redis that does not answer: the operator's to fix, said in one line.
+    throw new InputError(`oarc serve: ${oneLine(e).replace(/^oarc: /, '')}`);
+  }
+  const watching = bool(p, 'watch');
+  if (!service.firstLoad.ok && !watching) {
+    await service.drain();
+    return EXIT_INPUT;
+  }
+  say(`listening on ${service.url}${service.firstLoad.ok ? '' : ' (not ready: the pack did not load; waiting for a change)'}`);
+
+  // --watch: reload after a change to any input; changes within 100 ms of each other are one reload.
+  let stopWatch = () => undefined as void;
+  if (watching) {
+    const arm = () => {
+      stopWatch = watchInputs(packInputs(source), (file) => {
+        stopWatch();
+        setTimeout(() => {
+          say(`${file} changed; reloading`);
+          void service.reload().then(arm);
+        }, 100);
+      });
+    };
+    arm();
+  }
+  const onHup = () => {
+    say('SIGHUP: reloading');
+    void service.reload();
+  };
+  process.on('SIGHUP', onHup);
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  say(`${signal}: draining`);
+  stopWatch();
+  process.off('SIGHUP', onHup);
+  await service.drain();
+  say('stopped');
+  return EXIT_OK;
+}

@@ -1,0 +1,94 @@
+/**
+ * `oarc serve` as a library: start the decision service on a host and port, reload its pack,
+ * drain it. The command (bin/commands/serve.ts) adds flags, signals and `--watch` around this.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DecisionLog, type MaskPath } from './decision-log.js';
+import { handler } from './http.js';
+import { DEFAULT_BUCKETS, Metrics } from './metrics.js';
+import type { PackSource } from './pack.js';
+import { Service, type ReloadReport } from './service.js';
+import { connectRedis, type SharedStore } from './store.js';
+
+export { packInputs, type PackSource } from './pack.js';
+
+export interface ServeOptions {
+  source: PackSource;
+  host?: string;
+  port?: number;
+  redis?: { url: string; prefix?: string };
+  decisionLog?: { target: string; mask?: readonly MaskPath[]; bufferBytes?: number };
+  token?: string;
+  maxBodyBytes?: number;
+  latencyBuckets?: readonly number[];
+  say: (line: string) => void;
+}
+
+export interface RunningService {
+  readonly url: string;
+  readonly port: number;
+  /** The first load's report: a service whose first load failed is running, and not ready. */
+  readonly firstLoad: ReloadReport;
+  reload(): Promise<ReloadReport>;
+  /** Stop accepting, finish the requests in flight, flush the decision log, close the store. */
+  drain(timeoutMs?: number): Promise<void>;
+}
+
+export async function startService(o: ServeOptions): Promise<RunningService> {
+  const metrics = new Metrics(o.latencyBuckets ?? DEFAULT_BUCKETS);
+  let shared: SharedStore | undefined;
+  if (o.redis) shared = await connectRedis(o.redis.url, o.redis.prefix, () => metrics.storeError());
+  const log = o.decisionLog ? new DecisionLog({ target: o.decisionLog.target, onDrop: () => metrics.logLineDropped(), ...(o.decisionLog.bufferBytes ? { bufferBytes: o.decisionLog.bufferBytes } : {}) }) : undefined;
+  const service = new Service({
+    source: o.source,
+    metrics,
+    say: o.say,
+    ...(shared ? { store: shared.store } : {}),
+    ...(log ? { log } : {}),
+    ...(o.decisionLog?.mask ? { mask: o.decisionLog.mask } : {}),
+  });
+  const firstLoad = await service.load();
+
+  let inFlight = 0;
+  let draining = false;
+  let idle: (() => void) | undefined;
+  const onRequest = handler({ service, metrics, maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024, say: o.say, ...(o.token !== undefined ? { token: o.token } : {}) });
+  const server: Server = createServer((req, res) => {
+    inFlight++;
+    // While draining, each response closes its connection, so keep-alive clients move elsewhere.
+    if (draining) res.setHeader('connection', 'close');
+    res.once('close', () => {
+      if (--inFlight === 0) idle?.();
+    });
+    onRequest(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 8181, o.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port, address, family } = server.address() as AddressInfo;
+  const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
+
+  return {
+    url,
+    port,
+    firstLoad,
+    reload: () => service.load(),
+    async drain(timeoutMs = 10_000) {
+      draining = true;
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        const finished = new Promise<void>((r) => (idle = r));
+        const late = new Promise<void>((r) => setTimeout(r, timeoutMs).unref());
+        await Promise.race([finished, late]);
+        if (inFlight > 0) o.say(`drain: ${inFlight} requests still open after ${timeoutMs} ms; closing them`);
+      }
+      server.closeAllConnections();
+      await closed;
+      await log?.close();
+      await shared?.close();
+    },
+  };
+}

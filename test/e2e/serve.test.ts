@@ -1,0 +1,397 @@
+/**
+ * `oarc serve` end to end: the built CLI started on an ephemeral loopback port and driven over
+ * HTTP, as a gateway in another language would drive it.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, ensureBuilt } from '../support/build.js';
+import { CLI, GW, PACK_ARGS, call, serve, type Reply, type Served } from '../support/serve.js';
+
+const REPEAT = { anchor: 'tool.pre_invoke', tool_call: { name: 'grep', arguments: { pattern: 'x' } } };
+const RM_RF = JSON.parse(readFileSync(join(GW, 'occurrence.json'), 'utf8')) as Record<string, unknown>;
+
+let tmp = '';
+beforeAll(() => {
+  ensureBuilt(['bin', 'compiler', 'runtime', 'packtest', 'watch', 'serve']);
+  tmp = mkdtempSync(join(tmpdir(), 'oarc-serve-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A problem response ([RFC 9457]): the status, the media type, no decision, no stack trace. */
+function expectProblem(r: Reply, status: number, pointer?: string): Record<string, unknown> {
+  expect(r.status, r.text).toBe(status);
+  expect(r.type).toBe('application/problem+json');
+  const p = r.json as Record<string, unknown>;
+  expect(p).toMatchObject({ status, type: expect.stringMatching(/^urn:oarc:problem:/), title: expect.any(String), detail: expect.any(String) });
+  expect(p).not.toHaveProperty('decision');
+  expect(r.text).not.toMatch(/\n\s+at |\.ts:\d+|\.js:\d+/);
+  if (pointer !== undefined) expect(p.pointer).toBe(pointer);
+  return p;
+}
+
+/** The OpenAPI document's schemas (JSON Schema 2020-12, as OpenAPI 3.1 has them), by component name. */
+const OPENAPI = JSON.parse(readFileSync(join(ROOT, 'schema', 'serve.openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+const ajv = new Ajv2020({ strict: false, validateFormats: false });
+ajv.addSchema({ ...OPENAPI, $id: 'serve' });
+function expectSchema(component: string, value: unknown): void {
+  const validate = ajv.getSchema(`serve#/components/schemas/${component}`);
+  expect(validate, component).toBeDefined();
+  expect(validate!(value), JSON.stringify(validate!.errors)).toBe(true);
+}
+
+describe('deciding', () => {
+  let s: Served;
+  beforeAll(async () => {
+    s = await serve([...PACK_ARGS, '--max-body', '4096']);
+  });
+  afterAll(async () => {
+    expect(await s.stop()).toBe(0);
+  });
+
+  it('decides one occurrence into the Decision JSON form oarc eval --json prints', async () => {
+    const r = await call(s.url, '/v1/decide', { body: RM_RF });
+    expect(r.status).toBe(200);
+    expect(r.type).toBe('application/json');
+    const cli = spawnSync(process.execPath, [CLI, 'eval', ...PACK_ARGS, '--occurrence', join(GW, 'occurrence.json'), '--json'], { encoding: 'utf8' });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(r.json).toEqual(JSON.parse(cli.stdout));
+    expect(r.json).toMatchObject({ decision: 'block', rule: 'acme.security/BLOCK_RM_RF' });
+    expectSchema('Decision', r.json);
+    expectSchema('Occurrence', RM_RF);
+  });
+
+  it('answers as schema/serve.openapi.json describes, on exactly the routes it lists', async () => {
+    const batch = await call(s.url, '/v1/decide/batch', { body: [REPEAT, { anchor: 'content.output', content: 'key AKIAABCDEFGHIJKLMNOP' }] });
+    for (const d of batch.json as unknown[]) expectSchema('Decision', d);
+    expectSchema('Health', (await call(s.url, '/v1/health')).json);
+    expectSchema('Bundle', (await call(s.url, '/v1/bundle')).json);
+    expectSchema('Problem', (await call(s.url, '/v1/decide', { body: { anchor: 'nope' } })).json);
+    const routes = (expectProblem(await call(s.url, '/nowhere'), 404).detail as string).replace(/^.*the routes are /, '').split(', ');
+    expect(routes.sort()).toEqual(Object.keys(OPENAPI.paths).sort());
+    // A Decision with an unknown member or a wrong effect does not pass: the schema can fail.
+    expect(ajv.getSchema('serve#/components/schemas/Decision')!({ ...(batch.json as object[])[0], decision: 'allow' })).toBe(false);
+  });
+
+  it('ties calls together by session_id: the third identical call is blocked', async () => {
+    const occ = { ...REPEAT, session_id: 'tied' };
+    const effects = [];
+    for (let i = 0; i < 3; i++) effects.push(((await call(s.url, '/v1/decide', { body: occ })).json as { decision: string }).decision);
+    expect(effects).toEqual(['none', 'nudge', 'block']);
+    // Another session counts from zero.
+    expect((await call(s.url, '/v1/decide', { body: { ...REPEAT, session_id: 'other' } })).json).toMatchObject({ decision: 'none' });
+  });
+
+  it('decides a batch in order as one session, the Oarc-Session header naming it', async () => {
+    const r = await call(s.url, '/v1/decide/batch', { body: [REPEAT, REPEAT, REPEAT, RM_RF], headers: { 'oarc-session': 'batch-1' } });
+    expect(r.status, r.text).toBe(200);
+    expect((r.json as { decision: string }[]).map((d) => d.decision)).toEqual(['none', 'nudge', 'block', 'block']);
+    // The header's session is the batch's: a single call in it continues the count.
+    expect((await call(s.url, '/v1/decide', { body: REPEAT, headers: { 'oarc-session': 'batch-1' } })).json).toMatchObject({ decision: 'block' });
+    // session_id in an occurrence wins over the header.
+    expect((await call(s.url, '/v1/decide', { body: { ...REPEAT, session_id: 'fresh' }, headers: { 'oarc-session': 'batch-1' } })).json).toMatchObject({ decision: 'none' });
+  });
+
+  it('answers 400 problem+json naming the member for every kind of bad occurrence', async () => {
+    const cases: [unknown, string, RegExp][] = [
+      ['{"anchor": ', '', /not valid JSON/],
+      [[1], '', /must be a JSON object/],
+      [{ tool_call: { name: 'bash' } }, '', /needs an anchor/],
+      [{ anchor: 'tool.pre_invoke', toolCall: { name: 'bash' } }, '/toolCall', /write `tool_call`/],
+      [{ anchor: 'tool.pre_invoke', tool_call: { nam: 'bash' } }, '/tool_call/nam', /did you mean `name`/],
+      [{ anchor: 'tool.pre_invoke', tool_call: { name: 'bash', arguments: 'ls' } }, '/tool_call/arguments', /must be a JSON object/],
+      [{ anchor: 'tool.pre_invoke', session_id: 7 }, '/session_id', /must be a string/],
+      [{ anchor: 'tool.pre_invoke', recent_activity: 'read' }, '/recent_activity', /list of tool names/],
+      // The engine's own checks against the bundle: an unknown anchor is a 400, not a `none`.
+      [{ anchor: 'tool.pre_invok' }, '/anchor', /unknown anchor `tool.pre_invok`/],
+      [{ anchor: 'tool.pre_invoke', facts: { no_such_fact: 1 } }, '/facts/no_such_fact', /no_such_fact/],
+    ];
+    for (const [body, pointer, detail] of cases) {
+      const p = expectProblem(await call(s.url, '/v1/decide', { body: body as object }), 400, pointer);
+      expect(p.detail, JSON.stringify(body)).toMatch(detail);
+    }
+  });
+
+  it('points into a batch at the index, deciding none of it when an occurrence is malformed', async () => {
+    const session = { 'oarc-session': 'bad-batch' };
+    let p = expectProblem(await call(s.url, '/v1/decide/batch', { body: [REPEAT, { ...REPEAT, tool_call: { name: '' } }], headers: session }), 400, '/1/tool_call/name');
+    expect(p.decided).toBe(0);
+    // Nothing was counted: the first call of the session is still `none`.
+    expect((await call(s.url, '/v1/decide', { body: REPEAT, headers: session })).json).toMatchObject({ decision: 'none' });
+    // The engine refusing an occurrence stops the batch there; `decided` says how many went before.
+    p = expectProblem(await call(s.url, '/v1/decide/batch', { body: [REPEAT, { anchor: 'nope' }, REPEAT], headers: session }), 400, '/1/anchor');
+    expect(p.decided).toBe(1);
+    expect((await call(s.url, '/v1/decide', { body: REPEAT, headers: session })).json).toMatchObject({ decision: 'block' });
+    expectProblem(await call(s.url, '/v1/decide/batch', { body: REPEAT }), 400, '');
+  });
+
+  it('answers 413 for a body over --max-body, 415 for a body that is not JSON, 404 and 405 for wrong routes', async () => {
+    const big = { ...REPEAT, content: 'x'.repeat(5000) };
+    expect(expectProblem(await call(s.url, '/v1/decide', { body: big }), 413).detail).toMatch(/4096 bytes/);
+    expectProblem(await call(s.url, '/v1/decide/batch', { body: [big] }), 413);
+    // Chunked, with no Content-Length to refuse up front: cut off while reading.
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const req = request(`${s.url}/v1/decide`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      for (let i = 0; i < 10; i++) req.write(`${' '.repeat(1000)}`);
+      req.end(JSON.stringify(REPEAT));
+    });
+    expect(chunked).toBe(413);
+    expectProblem(await call(s.url, '/v1/decide', { body: JSON.stringify(REPEAT), headers: { 'content-type': 'text/plain' } }), 415);
+    expectProblem(await call(s.url, '/v1/nope'), 404);
+    const r = await call(s.url, '/v1/decide');
+    expectProblem(r, 405);
+    expect(r.headers.get('allow')).toBe('POST');
+  });
+
+  it('describes the bundle it serves', async () => {
+    const r = await call(s.url, '/v1/bundle');
+    expect(r.json).toMatchObject({ revision: expect.stringMatching(/^[0-9a-f]{16}$/), compiler: expect.stringMatching(/^oarc@/), rules: 7, loaded_at: expect.any(String) });
+    expect(Date.parse((r.json as { loaded_at: string }).loaded_at)).not.toBeNaN();
+  });
+
+  it('exposes metrics in the Prometheus text format, counting what it decided', async () => {
+    await call(s.url, '/v1/decide', { body: { ...RM_RF, session_id: 'metrics' } });
+    const r = await call(s.url, '/metrics');
+    expect(r.type).toMatch(/^text\/plain; version=0\.0\.4/);
+    const samples = parseExposition(r.text);
+    expect(samples.get('oarc_decisions_total{effect="block",anchor="tool.pre_invoke"}')).toBeGreaterThanOrEqual(1);
+    expect(samples.get('oarc_rule_outcomes_total{rule="acme.security/BLOCK_RM_RF",outcome="fired"}')).toBeGreaterThanOrEqual(1);
+    const count = samples.get('oarc_decision_duration_seconds_count') as number;
+    expect(samples.get('oarc_decision_duration_seconds_bucket{le="+Inf"}')).toBe(count);
+    const decided = [...samples].filter(([k]) => k.startsWith('oarc_decisions_total{')).reduce((a, [, v]) => a + v, 0);
+    expect(count).toBe(decided);
+    expect(samples.get('oarc_requests_rejected_total{status="400"}')).toBeGreaterThan(0);
+    expect(samples.get('oarc_store_errors_total')).toBe(0);
+  });
+});
+
+/**
+ * Parse the text exposition format strictly: every line a `# HELP` / `# TYPE` comment or a sample
+ * `name{label="value",…} number`; every sample's family declared by a TYPE line before it; bucket
+ * counts non-decreasing. Returns sample → value.
+ */
+function parseExposition(text: string): Map<string, number> {
+  expect(text.endsWith('\n')).toBe(true);
+  const types = new Map<string, string>();
+  const samples = new Map<string, number>();
+  let lastBucket = -1;
+  for (const line of text.slice(0, -1).split('\n')) {
+    const t = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)$/.exec(line);
+    if (t) {
+      if (t[1] === 'TYPE') {
+        expect(['counter', 'histogram', 'gauge']).toContain(t[3]);
+        types.set(t[2] as string, t[3] as string);
+      }
+      continue;
+    }
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (\S+)$/.exec(line);
+    expect(m, `not a sample line: ${line}`).not.toBeNull();
+    const [, name, labels = '', value] = m as RegExpExecArray;
+    const family = (name as string).replace(/_(bucket|sum|count)$/, '');
+    expect(types.has(name as string) || types.get(family) === 'histogram', `no TYPE for ${name}`).toBe(true);
+    const v = Number(value);
+    expect(Number.isFinite(v), line).toBe(true);
+    if ((name as string).endsWith('_bucket')) {
+      expect(v).toBeGreaterThanOrEqual(lastBucket);
+      lastBucket = v;
+    } else lastBucket = -1;
+    samples.set(`${name}${labels}`, v);
+  }
+  return samples;
+}
+
+/** A copy of the example pack in a directory of its own, to break and mend. */
+function packCopy(name: string): { dir: string; rules: string; args: string[] } {
+  const dir = mkdtempSync(join(tmp, `${name}-`));
+  for (const f of ['rules.yaml', 'capability.yaml']) copyFileSync(join(GW, f), join(dir, f));
+  // The detectors module imports its neighbours in the repository: used where it is.
+  return { dir, rules: join(dir, 'rules.yaml'), args: [join(dir, 'rules.yaml'), '--capability', join(dir, 'capability.yaml'), '--detectors', join(GW, 'detectors.mjs')] };
+}
+
+const revisionOf = async (url: string) => ((await call(url, '/v1/bundle')).json as { revision: string }).revision;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('reloading', () => {
+  it('SIGHUP: a pack that fails to load keeps the previous one serving, and health says why', async () => {
+    const pack = packCopy('hup');
+    const s = await serve(pack.args);
+    try {
+      const before = await revisionOf(s.url);
+      expect((await call(s.url, '/v1/health')).json).toMatchObject({ status: 'ok', revision: before, last_load: { ok: true, revision: before } });
+      const good = readFileSync(pack.rules, 'utf8');
+      writeFileSync(pack.rules, good.replace("effect: block\ncopy:\n  title: 'Destructive", "effect: blok\ncopy:\n  title: 'Destructive"));
+      s.proc.kill('SIGHUP');
+      await s.waitForLog(/reload failed; still serving revision/);
+      const h = await call(s.url, '/v1/health');
+      expect(h.status).toBe(200);
+      expect(h.json).toMatchObject({ status: 'ok', revision: before, last_load: { ok: false, problems: [expect.objectContaining({ severity: 'error', message: expect.stringMatching(/rules\.yaml:\d+:\d+: .*blok/) })] } });
+      expect(s.log()).toMatch(/rules\.yaml:\d+:\d+: .*blok/);
+      expect((await call(s.url, '/v1/decide', { body: RM_RF })).json).toMatchObject({ decision: 'block' });
+      // Mended, and a rule changed: the new pack serves under a new revision.
+      writeFileSync(pack.rules, good.replace("effect: block\ncopy:\n  title: 'Destructive", "effect: warn\ncopy:\n  title: 'Destructive"));
+      s.proc.kill('SIGHUP');
+      await s.waitForLog(/reloaded revision/);
+      expect(await revisionOf(s.url)).not.toBe(before);
+      expect((await call(s.url, '/v1/decide', { body: RM_RF })).json).toMatchObject({ decision: 'warn' });
+      const metrics = parseExposition((await call(s.url, '/metrics')).text);
+      expect(metrics.get('oarc_reloads_total{result="failed"}')).toBe(1);
+      expect(metrics.get('oarc_reloads_total{result="ok"}')).toBe(1);
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  });
+
+  it('--watch: not ready while the pack is broken, ready once it is mended, reloaded on each change, no request dropped', async () => {
+    const pack = packCopy('watch');
+    const good = readFileSync(pack.rules, 'utf8');
+    writeFileSync(pack.rules, `${good}---\noar: "1.0"\nid: BROKEN\n`);
+    const s = await serve([...pack.args, '--watch']);
+    try {
+      const h = await call(s.url, '/v1/health');
+      expect(h.status).toBe(503);
+      expect(h.json).toMatchObject({ status: 'not_ready', last_load: { ok: false } });
+      expectProblem(await call(s.url, '/v1/decide', { body: RM_RF }), 503);
+      writeFileSync(pack.rules, good);
+      await until('ready', async () => ((await call(s.url, '/v1/health')).status === 200 ? true : undefined));
+      const first = await revisionOf(s.url);
+      // Requests keep flowing while the pack is swapped under them: every one is answered 200.
+      let stop = false;
+      const statuses: number[] = [];
+      const traffic = (async () => {
+        while (!stop) statuses.push((await call(s.url, '/v1/decide', { body: { ...RM_RF, session_id: `t${statuses.length}` } })).status);
+      })();
+      writeFileSync(pack.rules, good.replace("effect: block\ncopy:\n  title: 'Destructive", "effect: warn\ncopy:\n  title: 'Destructive"));
+      await until('a new revision', async () => ((await revisionOf(s.url)) !== first ? true : undefined));
+      stop = true;
+      await traffic;
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(statuses.every((x) => x === 200)).toBe(true);
+      expect((await call(s.url, '/v1/decide', { body: RM_RF })).json).toMatchObject({ decision: 'warn' });
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  });
+});
+
+describe('the decision log', () => {
+  it('writes one JSON line per decision, with the configured paths of the occurrence masked', async () => {
+    const file = join(tmp, 'decisions.jsonl');
+    const s = await serve([...PACK_ARGS, '--decision-log', file, '--log-mask', '/tool_call/arguments/command', '--log-mask', '/facts/*']);
+    const secret = { anchor: 'tool.pre_invoke', session_id: 'log', tool_call: { name: 'bash', arguments: { command: 'rm -rf / # token=hunter2', cwd: '/workspace' } } };
+    await call(s.url, '/v1/decide', { body: secret });
+    await call(s.url, '/v1/decide/batch', { body: [REPEAT, REPEAT] });
+    await call(s.url, '/v1/decide', { body: { anchor: 'nope' } }); // refused: no decision, no line
+    const revision = await revisionOf(s.url);
+    expect(await s.stop()).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain('hunter2');
+    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f]{16}$/), revision, anchor: 'tool.pre_invoke', session: 'log', decision: 'block', rule: 'acme.security/BLOCK_RM_RF',
+      applied: expect.arrayContaining([{ rule: 'acme.security/BLOCK_RM_RF', outcome: 'fired' }]), latency_ms: expect.any(Number),
+      occurrence: { ...secret, tool_call: { name: 'bash', arguments: { command: '***', cwd: '/workspace' } } },
+    });
+    expect(Date.parse(lines[0]!.time as string)).not.toBeNaN();
+    expect(lines.slice(1).map((l) => l.decision)).toEqual(['none', 'nudge']);
+    expect(new Set(lines.map((l) => l.id)).size).toBe(3);
+  });
+});
+
+describe('bearer auth', () => {
+  it('--token-file: every route but health needs Authorization: Bearer <token>', async () => {
+    const tokenFile = join(tmp, 'token');
+    writeFileSync(tokenFile, 's3cret-token\n');
+    const s = await serve([...PACK_ARGS, '--token-file', tokenFile]);
+    try {
+      for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'Bearer s3cret-toke' }, { authorization: 'Basic s3cret-token' }] as Record<string, string>[]) {
+        const r = await call(s.url, '/v1/decide', { body: RM_RF, headers });
+        expectProblem(r, 401);
+        expect(r.headers.get('www-authenticate')).toBe('Bearer');
+      }
+      expectProblem(await call(s.url, '/metrics'), 401);
+      expectProblem(await call(s.url, '/v1/bundle'), 401);
+      const auth = { authorization: 'Bearer s3cret-token' };
+      expect((await call(s.url, '/v1/decide', { body: RM_RF, headers: auth })).json).toMatchObject({ decision: 'block' });
+      expect((await call(s.url, '/metrics', { headers: auth })).status).toBe(200);
+      expect((await call(s.url, '/v1/health')).status).toBe(200);
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  });
+});
+
+describe('shutting down', () => {
+  it('SIGTERM: stops accepting, finishes the request in flight, flushes the log, exits 0', async () => {
+    const file = join(tmp, 'drain.jsonl');
+    const s = await serve([...PACK_ARGS, '--decision-log', file]);
+    const body = JSON.stringify({ ...RM_RF, session_id: 'drain' });
+    // A request in flight: headers sent and half the body, the rest only after SIGTERM.
+    let sent!: () => void;
+    const headersOut = new Promise<void>((r) => (sent = r));
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${s.url}/v1/decide`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 20), () => sent());
+      void s.waitForLog(/SIGTERM: draining/).then(() => setTimeout(() => req.end(body.slice(20)), 200));
+    });
+    await headersOut;
+    await new Promise((r) => setTimeout(r, 100));
+    s.proc.kill('SIGTERM');
+    await s.waitForLog(/SIGTERM: draining/);
+    // No longer accepting: a new connection is refused while the request in flight is still open.
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(call(s.url, '/v1/health')).rejects.toThrow();
+    const r = await answer;
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.text)).toMatchObject({ decision: 'block' });
+    expect(await s.exited).toBe(0);
+    expect(s.log()).toMatch(/stopped/);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ session: 'drain', decision: 'block' });
+  });
+});
+
+describe('refusing to start', () => {
+  it('exits 1 with the diagnostics when the pack does not load (without --watch), 2 on a bad flag', () => {
+    const pack = packCopy('broken');
+    writeFileSync(pack.rules, 'oar: "1.0"\nid: X\n');
+    const r = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', ...pack.args], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/rules\.yaml:\d+:\d+:/);
+    expect(r.stderr).toMatch(/load failed; no pack is being served/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    for (const [flag, message] of [
+      [['--port', '70000'], /--port takes a whole number/],
+      [['--log-mask', '/tool_call'], /--log-mask applies to the decision log/],
+      [['--decision-log', '-', '--log-mask', 'tool_call'], /is not a path/],
+      [['--latency-buckets', '0.01,0.001'], /buckets must increase/],
+    ] as const) {
+      const u = spawnSync(process.execPath, [CLI, 'serve', ...PACK_ARGS, ...flag], { encoding: 'utf8', timeout: 30_000 });
+      expect(u.status, u.stderr).toBe(2);
+      expect(u.stderr).toMatch(message);
+    }
+  });
+});
