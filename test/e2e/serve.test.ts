@@ -153,7 +153,7 @@ describe('deciding', () => {
 
   it('describes the bundle it serves', async () => {
     const r = await call(s.url, '/v1/bundle');
-    expect(r.json).toMatchObject({ revision: expect.stringMatching(/^[0-9a-f]{16}$/), compiler: expect.stringMatching(/^oarc@/), rules: 7, loaded_at: expect.any(String) });
+    expect(r.json).toMatchObject({ revision: expect.stringMatching(/^[0-9a-f]{16}$/), compiler: expect.stringMatching(/^oarc@/), rules: 9, loaded_at: expect.any(String) });
     expect(Date.parse((r.json as { loaded_at: string }).loaded_at)).not.toBeNaN();
   });
 
