@@ -13,6 +13,7 @@
 import type { Bundle } from './bundle.js';
 import type { Occurrence } from './occurrence.js';
 import { closest, didYouMean } from './suggest.js';
+import { describeThrown } from './thrown.js';
 
 /** A mistake in the occurrence a host passed to `decide()` / `decideAsync()`. */
 export class HostInputError extends Error {
@@ -64,14 +65,19 @@ export class OccurrenceCheck {
   /** Throw a `HostInputError` for the first mistake in `occ`; return when there is none. */
   check(occ: Occurrence): void {
     if (!isPlainObject(occ)) throw new HostInputError([], `decide: the occurrence must be an object { anchor, … }, got ${kindOf(occ)}`);
+    let keys: string[];
+    try {
+      keys = Object.keys(occ);
+    } catch (e) {
+      throw new HostInputError([], `decide: the occurrence's members could not be listed: ${describeThrown(e)}`);
+    }
     let anchorSeen = false;
-    for (const key in occ) {
-      if (!hasOwn.call(occ, key)) continue;
+    for (const key of keys) {
       if (key === 'anchor') {
         anchorSeen = true;
         continue;
       }
-      const value = (occ as unknown as Record<string, unknown>)[key];
+      const value = readMember(occ, key);
       if (value === undefined && MEMBERS.has(key)) continue;
       switch (key) {
         case 'facts':
@@ -97,7 +103,7 @@ export class OccurrenceCheck {
       }
     }
     if (!anchorSeen) throw new HostInputError(['anchor'], 'decide: the occurrence has no anchor: name the host-local anchor identifier, e.g. { anchor: "tool.pre_invoke", … }');
-    this.checkAnchor(occ.anchor);
+    this.checkAnchor(readMember(occ, 'anchor'));
   }
 
   private memberHint(key: string): string {
@@ -135,6 +141,19 @@ export class OccurrenceCheck {
       if (!hasOwn.call(facts, name) || this.names.has(name)) continue;
       throw new HostInputError([member, name], `decide: ${member} names \`${name}\`, which the bundle does not declare${didYouMean(name, this.names)}`);
     }
+  }
+}
+
+/**
+ * A member of the occurrence itself. One whose reading throws (a getter, a Proxy trap) is the
+ * host's mistake in the occurrence, reported as such — never a raw exception out of `decide()`.
+ * What lies inside a member (a fact's getter, the tool call's arguments) is left to evaluation.
+ */
+function readMember(occ: Occurrence, key: string): unknown {
+  try {
+    return (occ as unknown as Record<string, unknown>)[key];
+  } catch (e) {
+    throw new HostInputError([key], `decide: reading the occurrence's \`${key}\` threw: ${describeThrown(e)}`);
   }
 }
 

@@ -129,3 +129,16 @@ describe('a host mistake in the occurrence is a typed error, never a decision', 
     }
   });
 });
+
+describe('an occurrence whose own reading throws is a typed error, never a raw exception', () => {
+  it.each([
+    ['a content getter', () => Object.defineProperty({ anchor: 'content.output' }, 'content', { enumerable: true, get() { throw new Error('gone'); } }), ['content'], "reading the occurrence's `content` threw: gone"],
+    ['a session getter throwing a non-Error', () => Object.defineProperty({ anchor: 'tool.pre_invoke' }, 'session', { enumerable: true, get() { throw Object.create(null); } }), ['session'], "reading the occurrence's `session` threw"],
+    ['an anchor getter', () => Object.defineProperty({}, 'anchor', { enumerable: true, get() { throw 7; } }), ['anchor'], "reading the occurrence's `anchor` threw: 7"],
+    ['a Proxy whose ownKeys trap throws', () => new Proxy({ anchor: 'tool.pre_invoke' }, { ownKeys() { throw new Error('trap'); } }), [], "the occurrence's members could not be listed: trap"],
+  ])('%s', (_what, make, path, text) => {
+    const e = thrown(make());
+    expect(e.path).toEqual(path);
+    expect(e.message).toContain(text);
+  });
+});
