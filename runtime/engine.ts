@@ -494,7 +494,14 @@ class RuleEngine implements Engine {
     } catch {
       decided = undefined;
     }
-    if (decided === undefined) this.procedureFallbacks++;
+    if (decided === undefined) {
+      this.procedureFallbacks++;
+      // The reader as `facts.reset` left it (its caches kept): the generic path selects with no
+      // rule's detector facts in view ([OAR-FACT-11]).
+      this.facts.rule = '';
+      this.facts.ruleScope = -1;
+      this.facts.overlay = null;
+    }
     return decided;
   }
 
