@@ -315,9 +315,9 @@ const EMPTY = Object.freeze([]);
 const EMPTY_ARGS = Object.freeze({});
 // Counters: one Map per counted rule, session → scope value → counts; the name a decision reports
 // is built once, when a counter is first written, never per decision.
-const STORES = [];
-function counterStore() { const m = new Map(); STORES.push(m); return m; }
-function reset() { for (const m of STORES) m.clear(); }
+const WRITTEN = new Set();
+function counterStore() { return new Map(); }
+function reset() { for (const m of WRITTEN) m.clear(); WRITTEN.clear(); }
 function count(rule, session, scope) {
   const s = rule.get(session);
   if (s === undefined) return 0;
@@ -326,7 +326,7 @@ function count(rule, session, scope) {
 }
 function increment(rule, name, session, scope, counters) {
   let s = rule.get(session);
-  if (s === undefined) rule.set(session, (s = new Map()));
+  if (s === undefined) { rule.set(session, (s = new Map())); WRITTEN.add(rule); }
   let v = s.get(scope);
   if (v === undefined) s.set(scope, (v = { fire_count: 0, breaker_count: 0, name: name + scope }));
   v.fire_count++;
