@@ -64,6 +64,8 @@ export function amendedOrder(selected: readonly RuleSpec[]): RuleSpec[] {
 // Code generation. Every string from the pack reaches the source as a JSON literal.
 
 const lit = (s: string) => JSON.stringify(s);
+/** The constant holding one rule's counters: session → scope value → counts. */
+const storeName = (qid: string) => `C_${qid.replace(/[^A-Za-z0-9_]/g, (ch) => `$${ch.charCodeAt(0).toString(16)}$`)}`;
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const local = (prefix: string, name: string) => `${prefix}_${name.replace(/[^A-Za-z0-9_$]/g, '_')}`;
 const member = (obj: string, name: string) => (IDENT.test(name) ? `${obj}.${name}` : `${obj}[${lit(name)}]`);
@@ -132,7 +134,7 @@ function condJs(c: Cond, r: RuleSpec, ctx: Ctx, locals: Locals): string {
       needTool();
       locals.fingerprint = true;
       const target = c.target.includes('/') ? c.target : `${r.namespace}/${c.target}`;
-      return `count(${lit(target)}, session, __FP__) >= ${c.n}`;
+      return `count(${storeName(target)}, session, __FP__) >= ${c.n}`;
     }
     case 'boolFact':
       return `(facts !== undefined && ${member('facts', c.fact)} === true)`;
@@ -268,9 +270,9 @@ function handlerJs(name: string, list: readonly RuleSpec[], ctx: Ctx): string {
     if (r.onFire.includes('increment_counter')) {
       if (r.counterScope !== undefined) {
         act.push('if (fp === undefined) fp = fingerprint(tool, args);');
-        act.push(`counters[${lit(`${r.qid}#`)} + fp] = increment(${Q}, session, fp);`);
+        act.push(`increment(${storeName(r.qid)}, ${lit(`${r.qid}#`)}, session, fp, counters);`);
       } else {
-        act.push(`counters[${Q}] = incrementUnscoped(${Q}, session);`);
+        act.push(`increment(${storeName(r.qid)}, ${Q}, session, "", counters);`);
       }
     }
     lines.push(`  if (x${i}) { ${act.join(' ')} }`);
@@ -311,20 +313,25 @@ const fingerprint = rt.toolArgsFingerprint;
 const hasOwn = Object.prototype.hasOwnProperty;
 const EMPTY = Object.freeze([]);
 const EMPTY_ARGS = Object.freeze({});
-let store = new Map();
-function reset() { store.clear(); }
+// Counters: one Map per counted rule, session → scope value → counts; the name a decision reports
+// is built once, when a counter is first written, never per decision.
+const WRITTEN = new Set();
+function counterStore() { return new Map(); }
+function reset() { for (const m of WRITTEN) m.clear(); WRITTEN.clear(); }
 function count(rule, session, scope) {
-  const v = store.get(rule + "\\u0000" + session + "\\u0000" + scope);
+  const s = rule.get(session);
+  if (s === undefined) return 0;
+  const v = s.get(scope);
   return v === undefined ? 0 : v.fire_count;
 }
-function bump(key) {
-  let v = store.get(key);
-  if (v === undefined) { v = { fire_count: 0, breaker_count: 0 }; store.set(key, v); }
+function increment(rule, name, session, scope, counters) {
+  let s = rule.get(session);
+  if (s === undefined) { rule.set(session, (s = new Map())); WRITTEN.add(rule); }
+  let v = s.get(scope);
+  if (v === undefined) s.set(scope, (v = { fire_count: 0, breaker_count: 0, name: name + scope }));
   v.fire_count++;
-  return { fire_count: v.fire_count, breaker_count: v.breaker_count };
+  counters[v.name] = { fire_count: v.fire_count, breaker_count: v.breaker_count };
 }
-function increment(rule, session, scope) { return bump(rule + "\\u0000" + session + "\\u0000" + scope); }
-function incrementUnscoped(rule, session) { return bump(rule + "\\u0000" + session); }
 function cpLength(s) {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
@@ -369,6 +376,18 @@ export function baselineSource(p: GeneratedPack): string {
   const toolRules = ordered.filter((r) => r.anchor === 'tool.pre_invoke');
   const contentRules = ordered.filter((r) => r.anchor === 'model.output');
   const out: string[] = [`// Hand-written gateway guard for the generated ${p.size}-rule pack (seed ${p.seed}).`, PRELUDE];
+  const counted = new Set<string>();
+  for (const r of p.specs) {
+    if (r.onFire?.includes('increment_counter')) counted.add(r.qid);
+    const walk = (c: Cond | undefined): void => {
+      if (c === undefined) return;
+      if (c.k === 'countAtLeast') counted.add(c.target.includes('/') ? c.target : `${r.namespace}/${c.target}`);
+      if (c.k === 'and' || c.k === 'or') [c.a, c.b].forEach(walk);
+      if (c.k === 'not') walk(c.a);
+    };
+    walk(r.when);
+  }
+  for (const q of counted) out.push(`const ${storeName(q)} = counterStore();`);
 
   // One handler per distinct selected list; tools selecting the same rules share one.
   const handlers = new Map<string, string>();

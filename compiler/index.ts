@@ -122,16 +122,18 @@ export function compileDeclarations(pack: LoadedPack): string {
   return emitBundleDeclarations(pack);
 }
 
-export type Backend = 'compiled' | 'interpreter';
+export type Backend = 'specialised' | 'compiled' | 'interpreter';
 
 /**
  * The in-process path: compile and load a pack in one call, for tests and for hosts that load
  * packs at run time. Precompiled bundles never need this (they are modules, with no `eval`).
  *
- * The `interpreter` back end runs every condition through the tree-walking interpreter instead of
- * generated code — the same bundle otherwise — so whole decisions can be cross-checked.
+ * Three back ends, so whole decisions can be cross-checked: `specialised` (the module `compile`
+ * emits: compiled conditions and per-anchor decision procedures), `compiled` (the same conditions
+ * with the procedures left out: every decision on the generic engine), and `interpreter` (every
+ * condition through the tree-walking interpreter, on the generic engine).
  */
-export function compileToBundle(pack: LoadedPack, backend: Backend = 'compiled'): Bundle {
+export function compileToBundle(pack: LoadedPack, backend: Backend = 'specialised'): Bundle {
   if (backend === 'interpreter') {
     const bundle = bundleData(pack, {
       when: (c) => (f: FactReader) => {
@@ -148,6 +150,7 @@ export function compileToBundle(pack: LoadedPack, backend: Backend = 'compiled')
   const factory = new Function(...helpers, code) as (...h: unknown[]) => unknown;
   const bundle = factory(...helpers.map((h) => BUNDLE_HELPERS[h as BundleHelper]));
   checkBundle(bundle);
+  if (backend === 'compiled') delete bundle.procedures;
   return bundle;
 }
 

@@ -6,12 +6,15 @@
 import type { FactReader } from './facts.js';
 import type { CopyRenderer } from './copy.js';
 import type { FactType, ScalarType } from './types.js';
+import type { Procedure } from './procedure.js';
 
 /**
  * Bumped whenever the bundle shape or what a bundle imports changes; the runtime refuses any other.
  * Format 3: helpers are imported from `oarc/runtime/internal`, rule sources are root-relative.
+ * Format 4: conditions and copy renderers are module constants shared by the rules and the
+ * per-anchor decision `procedures`.
  */
-export const BUNDLE_FORMAT = 3;
+export const BUNDLE_FORMAT = 4;
 
 export type Kind = 'schema' | 'policy' | 'invariant' | 'detector';
 export type Effect = 'block' | 'warn' | 'nudge' | 'allow' | 'transform';
@@ -76,6 +79,11 @@ export interface Bundle {
   symbols: BundleSymbol[];
   /** In evaluation order: kind, then qualified identifier by code point ([OAR-EVAL-1]). */
   rules: BundleRule[];
+  /**
+   * Per host-local anchor, the specialised decision procedure (compiler/emit/procedure.ts): absent
+   * on the `compiled` and `interpreter` back ends, which decide on the generic engine alone.
+   */
+  procedures?: Record<string, Procedure>;
 }
 
 /** Refuse a bundle this runtime cannot run, with a message that says why. */

@@ -5,6 +5,9 @@
  */
 import type { FactReader } from './facts.js';
 import type { Occurrence } from './occurrence.js';
+import { Raise } from './raise.js';
+import { describeThrown } from './thrown.js';
+import { describe } from './values.js';
 
 export interface DetectorInput {
   /** The reference the rule named. */
@@ -24,6 +27,23 @@ export interface DetectorInput {
  * those are what it did not observe ([OAR-COPY-11]).
  */
 export type Detector = ((input: DetectorInput) => Readonly<Record<string, unknown>>) & { readonly produces?: readonly string[] };
+
+/**
+ * Ask a detector: what it produced, or the provider failure it is ([OAR-OPS-3]) — whatever it
+ * throws (any value, described without throwing again), and anything it returns that is not an
+ * object, since what a detector returns is read as facts by name. Used by the generic engine and
+ * by the decision procedures alike, so both see the same result for the same detector.
+ */
+export function runDetector(detector: Detector, input: DetectorInput): Readonly<Record<string, unknown>> | Raise {
+  let produced: unknown;
+  try {
+    produced = detector(input);
+  } catch (e) {
+    return new Raise('provider_failure', `detector ${input.ref} failed: ${describeThrown(e)}`);
+  }
+  if (typeof produced !== 'object' || produced === null) return new Raise('provider_failure', `detector ${input.ref} returned ${describe(produced)}, not an object of facts`);
+  return produced as Readonly<Record<string, unknown>>;
+}
 
 /**
  * Profiles whose facts only registered detectors or classifiers can produce: a capability claiming

@@ -31,15 +31,17 @@ import { MemoryCounterStore, counterKeyString, type CounterAction, type CounterK
 import { SnapshotStore, isVersioned, macrotask, type AsyncCounterStore } from './async-counters.js';
 import { SessionQueue } from './session-queue.js';
 import { SessionTable, type SessionBound } from './session-table.js';
-import { DETECTOR_BACKED_PROFILES, RESERVED_DETECTORS, type Detector } from './detectors.js';
+import { DETECTOR_BACKED_PROFILES, RESERVED_DETECTORS, runDetector, type Detector } from './detectors.js';
 import { HostInputError, OccurrenceCheck } from './host-input.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
 import { OccurrenceFacts, type Occurrence, type ProviderMemo } from './occurrence.js';
 import { OccurrenceCounters, counterOps, type CounterCell } from './occurrence-counters.js';
 import { Raise, isRaise } from './raise.js';
-import { describe } from './values.js';
 import { describeThrown } from './thrown.js';
 import { applyTransformsInto, readSpans, type AccumulatedTransform, type Span } from './transform.js';
+import { AmendedOrder, indexSlot, type OrderNode } from './order.js';
+import { Detections, ProcedureRun, type Procedure } from './procedure.js';
+import { flowMatches, readWindow } from './flow.js';
 
 export interface EventSink {
   /** Emit one `publish_event` record ([OAR-FIRE-7]); throw if the stream refuses it ([OAR-FIRE-9]). */
@@ -58,6 +60,11 @@ export interface EngineOptions {
    * is kept, and for how long unused: defaults 250,000 sessions and 24 hours.
    */
   sessions?: SessionBound;
+  /**
+   * Decide through the bundle's per-anchor decision procedures where it has them (the default),
+   * or `false`: always on the generic engine (the reference path the procedures are checked against).
+   */
+  procedures?: boolean;
 }
 
 export interface Engine {
@@ -87,7 +94,7 @@ const NO_STEPS: readonly string[] = Object.freeze([]);
 const PRECEDENCE: readonly DecisionEffect[] = ['block', 'transform', 'nudge', 'warn'];
 
 /** A rule as the engine holds it: the bundle's rule plus what is derived once at start-up. */
-interface Rule {
+interface Rule extends OrderNode {
   readonly b: BundleRule;
   readonly qid: string;
   readonly overrides: ReadonlySet<string>;
@@ -104,10 +111,8 @@ interface Rule {
    * consecutive counter actions, which reaches the store as one batch.
    */
   readonly fireSteps: readonly ('publish_event' | readonly CounterAction[])[];
-  /** The rules of its anchor whose `overrides` name it (filled once the anchor's rules are known). */
-  readonly suppressors: Rule[];
-  /** Scratch for [OAR-EVAL-18] ordering: selected and not yet placed. */
-  pending: boolean;
+  /** The rules of its anchor that its `overrides` names (filled once the anchor's rules are known). */
+  readonly targets: Rule[];
 }
 
 /**
@@ -202,16 +207,7 @@ function mergeByPosition(a: readonly Rule[], b: readonly Rule[], pos: ReadonlyMa
 
 /** The selection index of an anchor's rules, when at least two of them name one string fact. */
 function selectionIndex(rules: readonly Rule[], symbols: Bundle['symbols']): AnchorRules['index'] {
-  const uses = new Map<number, number>();
-  for (const r of rules) {
-    for (const c of r.b.selector) {
-      const s = symbols[c.slot];
-      if (s?.kind === 'fact' && s.type === 'string') uses.set(c.slot, (uses.get(c.slot) ?? 0) + 1);
-    }
-  }
-  let slot = -1;
-  let best = 1;
-  for (const [s, n] of uses) if (n > best || (n === best && slot >= 0 && s < slot)) [slot, best] = [s, n];
+  const slot = indexSlot(rules.map((r) => r.b), symbols);
   if (slot < 0) return undefined;
   const byValue = new Map<string, Rule[]>();
   const without: Rule[] = [];
@@ -257,7 +253,7 @@ class RuleEngine implements Engine {
   private readonly merged = new RuleList();
   private readonly selected = new RuleList();
   private readonly ordered = new RuleList();
-  private readonly remaining = new RuleList();
+  private readonly orderer = new AmendedOrder<Rule>();
   /** The per-occurrence state and the counters it reads and writes, reused (see `Occ`). */
   private readonly occurrence: Occ;
   readonly counters: OccurrenceCounters;
@@ -266,6 +262,13 @@ class RuleEngine implements Engine {
   private busy = false;
   /** `decideAsync` calls waiting for, or holding, their session's turn. */
   private readonly queue = new SessionQueue();
+  /** The bundle's decision procedures by host-local anchor, when this engine uses them. */
+  private readonly procedures = new Map<string, Procedure>();
+  private readonly procedureRun: ProcedureRun;
+  /** Detector results of the current occurrence, shared by the procedure and the generic path. */
+  readonly detected = new Detections();
+  /** Occurrences a procedure handed to the generic path (for tests: the common path must not). */
+  procedureFallbacks = 0;
 
   constructor(
     readonly bundle: Bundle,
@@ -287,6 +290,7 @@ class RuleEngine implements Engine {
     this.toolSlot = bundle.symbols.findIndex((s) => s.name === 'tool');
 
     const grouped = new Map<string, Rule[]>();
+    const byIndex: Rule[] = [];
     for (const b of bundle.rules) {
       let detector: Detector | undefined;
       if (b.detector !== undefined) {
@@ -302,11 +306,14 @@ class RuleEngine implements Engine {
         scope: b.counterScope ?? -1,
         targetSlot: b.transform && b.transform.target !== 'content' ? b.transform.target : -1,
         fireSteps: fireSteps(b.onFire),
-        suppressors: [],
+        targets: [],
         pending: false,
+        pos: 0,
+        indeg: 0,
         ...(detector ? { detector } : {}),
         ...(b.detector !== undefined ? { unobserved: { ref: b.detector, slots: detectorProduces(bundle.symbols, detector) } } : {}),
       };
+      byIndex.push(rule);
       this.byQid.set(b.qid, rule);
       this.scopeOf.set(b.qid, rule.scope);
       if (b.enforcement === 'off') continue; // [OAR-EVAL-11] loaded, never selected
@@ -324,12 +331,19 @@ class RuleEngine implements Engine {
         for (const t of r.overrides) {
           const target = here.get(t);
           if (target === undefined || target === r) continue;
-          target.suppressors.push(r);
+          r.targets.push(target);
           reorders = true;
         }
       }
       const index = selectionIndex(rules, bundle.symbols);
       this.byAnchor.set(anchor, { rules, reorders, ...(index ? { index } : {}) });
+    }
+    this.procedureRun = new ProcedureRun(byIndex, this.facts, this.counters, this.detected, (s) => this.activity(s));
+    // A procedure applies side-effects itself only where they cannot fail (runtime/procedure.ts):
+    // with a host's own counter store, every occurrence takes the generic path.
+    const ownStore = this.store instanceof MemoryCounterStore && Object.getPrototypeOf(this.store) === MemoryCounterStore.prototype;
+    if (options.procedures !== false && ownStore && bundle.procedures !== undefined) {
+      for (const [anchor, procedure] of Object.entries(bundle.procedures)) this.procedures.set(anchor, procedure);
     }
   }
 
@@ -536,10 +550,43 @@ class RuleEngine implements Engine {
     const anchorValue = this.anchorValue.get(occ.anchor) ?? occ.anchor;
     this.counters.start(store, session);
     this.facts.reset(occ, anchorValue, this.counters, memo);
+    this.detected.clear();
+    const procedure = store === this.store ? this.procedures.get(occ.anchor) : undefined;
+    if (procedure !== undefined) {
+      const decided = this.specialised(procedure, occ, session, anchorValue, sink);
+      if (decided !== undefined) return decided;
+    }
     const candidates = this.byAnchor.get(occ.anchor);
     const run = this.occurrence.start(occ, session, anchorValue, sink, window);
     if (candidates !== undefined) run.evaluate(this.order(this.select(candidates, run), candidates.reorders));
     return run.finish();
+  }
+
+  /**
+   * The occurrence decided by its anchor's procedure, or undefined when the procedure handed it
+   * over — before applying any side-effect, so the generic path then decides it exactly (with the
+   * same cached facts, detector results and counter snapshot; runtime/procedure.ts).
+   */
+  private specialised(procedure: Procedure, occ: Occurrence, session: string, anchorValue: string, sink: EventSink | undefined): Decision | undefined {
+    this.procedureRun.start(occ, session, anchorValue, sink !== undefined);
+    let decided: Decision | undefined;
+    try {
+      decided = procedure(this.procedureRun, this.facts);
+    } catch (e) {
+      // Past its first side-effect a procedure does what the generic path does from there on
+      // (only the host's own occurrence members can still throw: read by both at the same step).
+      if (this.procedureRun.applied) throw e;
+      decided = undefined;
+    }
+    if (decided === undefined) {
+      this.procedureFallbacks++;
+      // The reader as `facts.reset` left it (its caches kept): the generic path selects with no
+      // rule's detector facts in view ([OAR-FACT-11]).
+      this.facts.rule = '';
+      this.facts.ruleScope = -1;
+      this.facts.overlay = null;
+    }
+    return decided;
   }
 
   /**
@@ -633,29 +680,11 @@ class RuleEngine implements Engine {
     return out;
   }
 
-  /**
-   * [OAR-EVAL-18]: while any selected rule remains, take the first (in kind-then-identifier order)
-   * none of whose remaining suppressors is still unevaluated.
-   */
+  /** [OAR-EVAL-18] amended order of the selection (runtime/order.ts): O((n + e) log n). */
   private order(selected: RuleList, reorders: boolean): RuleList {
     if (!reorders || selected.n < 2) return selected;
-    const remaining = this.remaining.clear();
-    for (let i = 0; i < selected.n; i++) {
-      const r = selected.items[i] as Rule;
-      r.pending = true;
-      remaining.push(r);
-    }
-    const out = this.ordered.clear();
-    const left = remaining.items;
-    while (remaining.n > 0) {
-      let pick = 0;
-      while (pick < remaining.n - 1 && suppressorPending(left[pick] as Rule)) pick++;
-      const r = left[pick] as Rule;
-      r.pending = false;
-      out.push(r);
-      for (let i = pick + 1; i < remaining.n; i++) left[i - 1] = left[i] as Rule;
-      remaining.n--;
-    }
+    const out = this.ordered;
+    out.n = this.orderer.order(selected.items, selected.n, out.items);
     return out;
   }
 
@@ -663,12 +692,6 @@ class RuleEngine implements Engine {
     return this.byQid.get(qid);
   }
 
-}
-
-/** Is a rule that overrides `r` still waiting to be placed? */
-function suppressorPending(r: Rule): boolean {
-  for (const s of r.suppressors) if (s.pending) return true;
-  return false;
 }
 
 /** Is any member of `list` in `values`? */
@@ -844,17 +867,12 @@ class Occ {
       if (!flowMatches(r.b.flow, window)) return false;
     }
     if (r.detector !== undefined) {
-      let produced = this.detections[k];
+      let produced = this.detections[k] ?? this.engine.detected.get(r.b);
       if (produced === undefined) {
-        try {
-          produced = r.detector({ ref: r.b.detector as string, rule: r.qid, anchor: this.anchorValue, occurrence: this.occ, facts: f });
-          // What a detector returns is read as facts by name: anything but an object is a failure.
-          if (typeof produced !== 'object' || produced === null) produced = new Raise('provider_failure', `detector ${r.b.detector} returned ${describe(produced)}, not an object of facts`);
-        } catch (e) {
-          produced = new Raise('provider_failure', `detector ${r.b.detector} failed: ${describeThrown(e)}`);
-        }
-        this.detections[k] = produced;
+        produced = runDetector(r.detector, { ref: r.b.detector as string, rule: r.qid, anchor: this.anchorValue, occurrence: this.occ, facts: f });
+        this.engine.detected.set(r.b, produced);
       }
+      this.detections[k] = produced;
       if (isRaise(produced)) return produced;
       this.overlays[k] = f.overlay = produced;
     }
@@ -1139,34 +1157,4 @@ class Occ {
     if (this.occ.content === undefined) return;
     d.content = applyTransformsInto(this.occ.content, list, d.skippedTransforms);
   }
-}
-
-/**
- * An explicit activity window ([OAR-PROF-9], [OAR-CONF-40]) as a plain array of step names, or the
- * raise its `flow` rules take: a host value that is not a list of strings is wrong-typed, and one
- * that throws while read (a getter, a Proxy) is a provider failure ([OAR-OPS-3]).
- */
-function readWindow(w: unknown): readonly string[] | Raise {
-  try {
-    if (!Array.isArray(w)) return new Raise('wrong_type', `recent_activity: expected list<string>, got ${describe(w)}`);
-    const steps: string[] = [];
-    for (let i = 0; i < w.length; i++) {
-      const step: unknown = w[i];
-      if (typeof step !== 'string') return new Raise('wrong_type', `recent_activity[${i}]: expected string, got ${describe(step)}`);
-      steps.push(step);
-    }
-    return steps;
-  } catch (e) {
-    return new Raise('provider_failure', `recent_activity could not be read: ${describeThrown(e)}`);
-  }
-}
-
-/** [OAR-FACT-12]: the steps appear in order as a (not necessarily contiguous) subsequence. */
-export function flowMatches(flow: readonly string[], window: readonly string[]): boolean {
-  let i = 0;
-  for (const step of window) {
-    if (step === flow[i]) i++;
-    if (i === flow.length) return true;
-  }
-  return i === flow.length;
 }

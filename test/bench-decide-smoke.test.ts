@@ -10,6 +10,7 @@ import { baselineSource } from '../bench/decide-baseline.js';
 import { generatePack, generateStream, growthOccurrences, packTexts } from '../bench/packs.js';
 import { parseArgs, runBench } from '../bench/index.js';
 import { loadPackTexts } from '../compiler/index.js';
+import { createEngine, MemoryCounterStore } from '../runtime/index.js';
 
 describe('generated gateway packs', () => {
   it.each([10, 100, 1000])('the %i-rule pack loads with exactly that many rules', (n) => {
@@ -47,6 +48,14 @@ describe('hand-written baseline', () => {
     for (const e of ['none', 'block', 'transform', 'nudge', 'warn']) expect(mix.effects[e] ?? 0).toBeGreaterThan(0);
     for (const o of ['fired', 'passed', 'suppressed', 'monitored_fired', 'monitored_passed']) expect(mix.outcomes[o] ?? 0).toBeGreaterThan(0);
     expect(mix.counterWrites).toBeGreaterThan(0);
+  });
+
+  it.each([10, 100, 1000])('the %i-rule gateway stream is decided by the procedures alone, never the generic fallback', (n) => {
+    const p = preparePack(n, 400);
+    expect(Object.keys(p.compiled.procedures ?? {})).toEqual(['tool.pre_invoke', 'content.output']);
+    const engine = createEngine(p.compiled, { counters: new MemoryCounterStore() });
+    for (const o of p.stream) engine.decide(o);
+    expect((engine as unknown as { procedureFallbacks: number }).procedureFallbacks).toBe(0);
   });
 
   it('is rejected when it disagrees, naming the occurrence and the field', () => {
@@ -110,11 +119,12 @@ describe('bench harness', () => {
     const d = run.sections.decide!;
     expect(d.sizes.map((s) => s.size)).toEqual([10, 100]);
     for (const s of d.sizes) {
-      for (const v of ['compiled', 'interpreter', 'hand']) {
+      for (const v of ['specialised', 'compiled', 'interpreter', 'hand']) {
         expect(s.variants[v]!.streamNs).toBeGreaterThan(0);
         expect(s.variants[v]!.p99Ns).toBeGreaterThanOrEqual(s.variants[v]!.p50Ns);
       }
-      expect(Number.isFinite(s.ratios.compiledVsHand)).toBe(true);
+      expect(Number.isFinite(s.ratios.specialisedVsHand)).toBe(true);
+      expect(Number.isFinite(s.ratios.compiledVsSpecialised)).toBe(true);
     }
     expect(d.growth.map((g) => g.case)).toEqual(['selected', 'unselected']);
     expect(run.sections.alloc!.sizes[0]!.variants.compiled!.bytesPerDecision).toBeGreaterThan(0);

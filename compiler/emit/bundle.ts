@@ -18,7 +18,8 @@ import type { Capability } from '../load/capability.js';
 import { COMPILER_ID } from '../version.js';
 import { EmitScope, emitConditionFunction } from './condition.js';
 import { emitCopyFunction } from './copy.js';
-import { array, id, lit } from './estree.js';
+import { array, constDecl, id, lit } from './estree.js';
+import { emitProcedures, type ProcedureRule } from './procedure.js';
 import { verifyGenerated } from './verify.js';
 
 export interface PackForEmit {
@@ -101,12 +102,13 @@ function sourceOf(r: CheckedRule, names: ReadonlyMap<string, string> | undefined
 
 /** What the caller makes of a rule's condition and copy: emitted code, or interpreter closures. */
 export interface BundleCode {
-  when(c: NonNullable<CheckedRule['when']>): unknown;
-  copy(c: CheckedRule['copy']): unknown;
+  /** `k` is the rule's index in the bundle (its place in evaluation order). */
+  when(c: NonNullable<CheckedRule['when']>, k: number): unknown;
+  copy(c: CheckedRule['copy'], k: number): unknown;
 }
 
 /** One rule as bundle data, its condition and copy made by `code`. Member order is fixed. */
-function ruleData(r: CheckedRule, enforcement: Enforcement, code: BundleCode, names: ReadonlyMap<string, string> | undefined): Record<string, unknown> {
+function ruleData(r: CheckedRule, k: number, enforcement: Enforcement, code: BundleCode, names: ReadonlyMap<string, string> | undefined): Record<string, unknown> {
   const t = r.transform;
   const b: { [K in keyof BundleRule]: unknown } = {
     qid: r.qid,
@@ -117,7 +119,7 @@ function ruleData(r: CheckedRule, enforcement: Enforcement, code: BundleCode, na
     mandatory: r.mandatory,
     anchor: r.localAnchor,
     selector: r.selector.map((c) => ({ slot: c.fact.slot, values: [...c.values] })),
-    when: r.when ? code.when(r.when) : undefined,
+    when: r.when ? code.when(r.when, k) : undefined,
     flow: r.flow ? [...r.flow] : undefined,
     onError: r.onError.mode === 'substitute' ? { rule: r.onError.rule, id: r.onError.id } : r.onError.mode,
     onFire: [...r.onFire],
@@ -126,7 +128,7 @@ function ruleData(r: CheckedRule, enforcement: Enforcement, code: BundleCode, na
       ? { action: t.action, replacement: t.replacement, target: t.target === 'content' ? 'content' : t.target.slot, targetName: t.target === 'content' ? 'content' : t.target.name }
       : undefined,
     detector: r.detector,
-    copy: code.copy(r.copy),
+    copy: code.copy(r.copy, k),
     counterScope: r.counterScope?.slot,
     readsCounters: r.references.some((s) => s.tier.kind === 'core' && (s.name === 'fire_count' || s.name === 'breaker_count')),
     counterReads: [...r.counterReads],
@@ -148,19 +150,34 @@ export function bundleData(pack: PackForEmit, code: BundleCode): Record<string, 
     compiler: COMPILER_ID,
     capability: bundleCapability(pack.capability),
     symbols: bundleSymbols(pack.symbols),
-    rules: pack.rules.map((r) => ruleData(r, pack.enforcement.get(r.qid) ?? r.enforcement, code, pack.sourceNames)),
+    rules: pack.rules.map((r, k) => ruleData(r, k, pack.enforcement.get(r.qid) ?? r.enforcement, code, pack.sourceNames)),
   };
 }
 
+/**
+ * Conditions and copy renderers become module constants (`w<i>`, `c<i>` for rule `i`), referenced
+ * by the rules' data and by the per-anchor decision procedures alike.
+ */
 function emitBundle(pack: PackForEmit): EmittedBundle {
   const scope = new EmitScope();
-  const bundle = data(
-    bundleData(pack, {
-      when: (c) => new Code(emitConditionFunction(c.typed, scope)),
-      copy: (c) => new Code(emitCopyFunction(c, scope)),
-    }),
-  );
-  return { constants: scope.constants, helpers: [...scope.helpers].sort(), bundle };
+  const closures: ES.VariableDeclaration[] = [];
+  const hoist = (name: string, node: ES.Expression) => {
+    closures.push(constDecl(name, node));
+    return new Code(id(name));
+  };
+  const rules: ProcedureRule[] = [];
+  const data0 = bundleData(pack, {
+    when: (c, k) => hoist(`w${k}`, emitConditionFunction(c.typed, scope)),
+    copy: (c, k) => hoist(`c${k}`, emitCopyFunction(c, scope)),
+  });
+  (data0.rules as Record<string, unknown>[]).forEach((r, k) => {
+    const { when, copy: _copy, ...rest } = r;
+    rules.push({ i: k, b: rest as unknown as ProcedureRule['b'], hasWhen: when !== undefined, when: `w${k}`, copy: `c${k}` });
+  });
+  const procedures = emitProcedures(rules, data0.symbols as BundleSymbol[]);
+  data0.procedures = Object.fromEntries([...procedures.byAnchor].map(([anchor, name]) => [anchor, new Code(id(name))]));
+  const bundle = data(data0);
+  return { constants: [...scope.constants, ...closures, ...procedures.constants], helpers: [...scope.helpers].sort(), bundle };
 }
 
 /** The bundle as ES module text: `import {…} from "oarc/runtime/internal"; … export default {…};`. */

@@ -10,14 +10,18 @@
 import { parse } from 'acorn';
 
 /** Globals emitted code may name. */
-const ALLOWED_GLOBALS: ReadonlySet<string> = new Set(['Set', 'undefined']);
+const ALLOWED_GLOBALS: ReadonlySet<string> = new Set(['Set', 'Map', 'undefined']);
 
 /**
- * The only property names emitted code reads: the fact reader's two methods, `Set.has` and an
- * array's `length`. Anything else — `f.constructor.constructor("…")()` reaches `Function` without
+ * The only property names emitted code reads: the fact reader's two methods, `Set.has`, `Map.get`,
+ * an array's `length` and `push`, and the methods of a procedure's context (runtime/procedure.ts
+ * `ProcedureRun`). Anything else — `f.constructor.constructor("…")()` reaches `Function` without
  * naming it — is a compiler bug. Computed member access is never emitted at all.
  */
-const ALLOWED_MEMBERS: ReadonlySet<string> = new Set(['fact', 'call', 'has', 'length']);
+const ALLOWED_MEMBERS: ReadonlySet<string> = new Set([
+  'fact', 'call', 'has', 'get', 'length', 'push',
+  'at', 'cx', 'sel', 'flow', 'det', 'sp', 'pre', 'fire', 'tf', 'changed', 'end',
+]);
 
 const FORBIDDEN_NODES: ReadonlySet<string> = new Set([
   'ThisExpression', 'WithStatement', 'ImportExpression', 'MetaProperty', 'DebuggerStatement',
@@ -115,6 +119,8 @@ function isDeclaration(parent: AnyNode | null, key: string | null): boolean {
 
 function isReference(parent: AnyNode | null, key: string | null): boolean {
   if (!parent) return true;
+  // A statement label (a procedure's short-circuit `break r`) names no binding.
+  if ((parent.type === 'LabeledStatement' || parent.type === 'BreakStatement' || parent.type === 'ContinueStatement') && key === 'label') return false;
   if (parent.type === 'MemberExpression' && key === 'property' && parent.computed === false) return false;
   if (parent.type === 'Property' && key === 'key' && parent.computed === false) return false;
   if (parent.type === 'ImportSpecifier' && key === 'imported') return false;

@@ -17,7 +17,7 @@ import { engineRunner, preparePack } from '../../bench/decide.js';
 const EXCESS = 500;
 
 describe('decide() allocation', () => {
-  it('allocates little beyond the Decision it returns (compiled backend, 10 and 100 rules)', () => {
+  it('allocates little beyond the Decision it returns (specialised procedures, 10 and 100 rules)', () => {
     const { gc } = ensureGc();
     for (const size of [10, 100]) {
       const p = preparePack(size, 2000);

@@ -3,7 +3,8 @@
  * a provider that throws something that is not an Error, a getter that throws, a Proxy whose every
  * trap throws, a detector returning a non-object — is read inside the one `on_error` sink. Neither
  * `decide` nor `decideAsync` throws, every failure is described (never "Cannot convert object to
- * primitive value"), and both back ends report the same error kind for the same value.
+ * primitive value"), and every back end — the specialised decision procedure, the generic engine
+ * with compiled conditions, the interpreter — reports the same error kind for the same value.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -41,6 +42,7 @@ const RULES = [
   r('ARG', 'nudge', { when: 'tool_arg_string("cmd") == "x" || tool_arg_int("k") > 2', on_error: 'fail_open' }),
   r('DETECT', 'warn', { kind: 'detector', detector: { ref: 'detector://hostile' }, when: 'acme.gw.n == 3', on_error: 'fail_open' }),
   r('CLOSED', 'warn', { when: 'acme.gw.s == "closed"', on_error: 'fail_closed' }),
+  r('FLOW', 'nudge', { flow: ['read', 'send'], on_error: 'fail_open' }),
 ];
 
 /** Throwables that are not well-behaved Errors. */
@@ -80,7 +82,7 @@ function assertDescribed(d: Decision): void {
   }
 }
 
-/** Decide on both back ends (the harness asserts they agree), then decideAsync on both, agreeing too. */
+/** Decide on every back end (the harness asserts they agree), then decideAsync on each, agreeing too. */
 async function decideEverywhere(occ: () => Occurrence): Promise<Decision> {
   const h = harness({ capability: CAP, rules: RULES, options });
   let d: Decision;
@@ -142,7 +144,7 @@ describe('[OAR-OPS-3] values a host hands in are read inside the on_error sink',
     detectorResult = () => ({});
   });
 
-  it('content that is not a string is the host\'s mistake on both back ends: a HostInputError, never a decision', () => {
+  it('content that is not a string is the host\'s mistake on every back end: a HostInputError, never a decision', () => {
     const h = harness({
       capability: CAP,
       rules: [rule({ id: 'LONG', namespace: 'h', anchor: 'model.output', effect: 'warn', requires: { profiles: ['content'] }, when: 'content_length > 3', on_error: 'fail_open' })],
@@ -152,7 +154,7 @@ describe('[OAR-OPS-3] values a host hands in are read inside the on_error sink',
     }
   });
 
-  it('an explicit activity window that is not a list of strings fails the flow rules, on both back ends', () => {
+  it('an explicit activity window that is not a list of strings fails the flow rules, on every back end', () => {
     const h = harness({ capability: CAP, rules: [r('FLOW', 'warn', { flow: ['read', 'send'], on_error: 'fail_open' })] });
     // A window that is not a list is the host's mistake ([OAR-CONF-40] a window is a list of steps);
     // one whose reading throws is a failure of the flow rule that reads it.
@@ -162,7 +164,7 @@ describe('[OAR-OPS-3] values a host hands in are read inside the on_error sink',
   });
 });
 
-describe('[OAR-OPS-3] property: hostile host values never escape decide, on either back end', () => {
+describe('[OAR-OPS-3] property: hostile host values never escape decide, on any back end', () => {
   const config = propertyConfig(1313, 300);
   /** A host value for one fact: absent, well typed, wrong typed, or hostile in one of several ways. */
   const good: Record<string, fc.Arbitrary<unknown>> = {
@@ -191,6 +193,7 @@ describe('[OAR-OPS-3] property: hostile host values never escape decide, on eith
     factsProxy: fc.boolean(),
     args: fc.oneof(fc.constant<unknown>({ cmd: 'x' }), fc.constant<unknown>({ k: 3 }), fc.constant('proxy'), fc.constant('getter')),
     detector: fc.oneof(fc.constant<unknown>('ok'), fc.constant<unknown>('proxy'), throwable),
+    window: fc.constantFrom('absent', 'steps', 'proxy'),
   });
   type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
@@ -206,18 +209,25 @@ describe('[OAR-OPS-3] property: hostile host values never escape decide, on eith
     let args: unknown = s.args;
     if (s.args === 'proxy') args = trapsThrow();
     else if (s.args === 'getter') args = Object.defineProperty({}, 'cmd', { enumerable: true, get() { throw nullProto; } });
-    return { anchor: PRE, session: 'p', toolCall: { name: 'x', arguments: args as Record<string, unknown> }, facts: s.factsProxy ? (trapsThrow() as Record<string, unknown>) : facts };
+    // An explicit window whose reading throws fails the flow rule ([OAR-OPS-3]).
+    const window = s.window === 'absent' ? {} : { recentActivity: s.window === 'steps' ? ['read', 'x', 'send'] : (new Proxy([], { get() { throw nullProto; } }) as string[]) };
+    return { anchor: PRE, session: 'p', toolCall: { name: 'x', arguments: args as Record<string, unknown> }, facts: s.factsProxy ? (trapsThrow() as Record<string, unknown>) : facts, ...window };
   }
 
-  it('[OAR-OPS-3] decide and decideAsync return a decision; both back ends agree on it and on every error kind', async () => {
+  it('[OAR-OPS-3] decide and decideAsync return a decision; every back end agrees on it and on every error kind', async () => {
     const cases: Scenario[] = [];
     const h = harness({ capability: CAP, rules: RULES, options });
     runProperty(config, 'hostile host values', scenario, (s) => {
       detectorResult = s.detector === 'ok' ? () => ({ 'acme.gw.n': 3 }) : s.detector === 'proxy' ? trapsThrow : () => { throw (s.detector as () => unknown)(); };
-      const d = h.decide(build(s)); // throws if either back end throws, or if they disagree
+      const d = h.decide(build(s)); // throws if any back end throws, or if they disagree
       assertDescribed(d);
       cases.push(s);
     }, config.runs, 'npx vitest run test/engine/hostile-values.test.ts');
+    // The specialised back end decided some scenarios through its procedure and handed the others
+    // (every one where a value raised) to the generic path: both of its paths were compared.
+    const handedOver = (h.engines.specialised as unknown as { procedureFallbacks: number }).procedureFallbacks;
+    expect(handedOver).toBeGreaterThan(0);
+    expect(handedOver).toBeLessThan(cases.length);
     // decideAsync over a sample of the same scenarios: the same decisions
     for (const s of cases.slice(0, 40)) {
       detectorResult = s.detector === 'ok' ? () => ({ 'acme.gw.n': 3 }) : s.detector === 'proxy' ? trapsThrow : () => { throw (s.detector as () => unknown)(); };

@@ -277,7 +277,7 @@ describe('[OAR-OPS-3] what counts as a failure', () => {
 
 describe('[OAR-FACT-11] lazy facts are produced only when a selected rule reads them', () => {
   it('[OAR-FACT-11] a provider is not called for an unselected rule, a guarded read, a rule past a block, or unpresented copy', () => {
-    const calls: Record<Backend, string[]> = { compiled: [], interpreter: [] };
+    const calls: Record<Backend, string[]> = { specialised: [], compiled: [], interpreter: [] };
     const h = harness({
       capability: CAP,
       rules: [
@@ -300,7 +300,7 @@ describe('[OAR-FACT-11] lazy facts are produced only when a selected rule reads 
     });
     expect(trace(d)).toEqual(['e/B_GUARDED:passed', 'e/C_PASSES:passed', 'e/D_LOSES:fired', 'e/E_BLOCKS:fired']);
     expect(head(d)).toEqual({ decision: 'block', code: 'E_BLOCKS', rule: 'e/E_BLOCKS' });
-    expect(calls).toEqual({ compiled: [], interpreter: [] });
+    expect(calls).toEqual({ specialised: [], compiled: [], interpreter: [] });
   });
 
   it('[OAR-FACT-11] a provider read by many rules is called once per occurrence', () => {
@@ -352,7 +352,7 @@ describe('[OAR-FACT-11] [OAR-CONF-25] detectors', () => {
   });
 
   it('[OAR-FACT-11] [OAR-EVAL-3] a detector runs only when its rule is evaluated, after flow, once per rule', () => {
-    const seen: Record<Backend, string[]> = { compiled: [], interpreter: [] };
+    const seen: Record<Backend, string[]> = { specialised: [], compiled: [], interpreter: [] };
     const counting = (b: Backend) => ({
       detectors: {
         'detector://counting': (input: DetectorInput) => {

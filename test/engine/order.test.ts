@@ -161,6 +161,30 @@ describe('[OAR-EVAL-18] the suppressor algorithm', () => {
   });
 });
 
+describe('[OAR-EVAL-18] long chains of overrides', () => {
+  // C0001 overrides C0000, C0002 overrides C0001, …: every rule must run before the one it names,
+  // so the amended order is the kind-then-identifier order reversed. Ordered by a heap
+  // (runtime/order.ts), not by rescanning the remaining rules per placement (quadratic).
+  const N = 240;
+  const name = (i: number) => `C${String(i).padStart(4, '0')}`;
+  const chain = (extra: (i: number) => Record<string, unknown>) =>
+    Array.from({ length: N }, (_, i) => r(name(i), 'policy', { ...passes, ...(i > 0 ? { overrides: [name(i - 1)] } : {}), ...extra(i) }));
+  const reversed = Array.from({ length: N }, (_, i) => `${name(N - 1 - i)}:passed`);
+
+  it('[OAR-EVAL-18] a static chain (every rule always selected) runs in reverse identifier order', () => {
+    const h = harness({ capability: CAP, rules: chain(() => ({})) });
+    expect(trace(h.decide({ anchor: PRE }))).toEqual(reversed);
+  });
+
+  it('[OAR-EVAL-18] [OAR-SEL-2] a chain whose selection is decided at run time: unselected links move nothing', () => {
+    const cap2 = cap({ profiles: ['tool', 'session'], detectors: ['detector://noop'] });
+    const h = harness({ capability: cap2, rules: chain((i) => (i % 2 === 1 ? { selector: { principal_roles: ['admin'] }, requires: { profiles: ['session'] } } : {})) });
+    expect(trace(h.decide({ anchor: PRE, facts: { principal_roles: ['admin'] } }))).toEqual(reversed);
+    // Without the odd links no selected rule names another selected one: plain identifier order.
+    expect(trace(h.decide({ anchor: PRE, facts: { principal_roles: ['dev'] } }))).toEqual(Array.from({ length: N / 2 }, (_, i) => `${name(2 * i)}:passed`));
+  });
+});
+
 describe('determinism', () => {
   it('[OAR-EVAL-1] the same pack compiled twice gives byte-identical module text', () => {
     const rules = [

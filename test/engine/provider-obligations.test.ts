@@ -167,8 +167,8 @@ const LOW = 'content_length <= 10 || tool_arg_int("n") <= 5 || content_contains_
 
 describe('[OAR-FACT-5] [OAR-FACT-7] derived facts are observations', () => {
   it('[OAR-FACT-5] [OAR-FACT-7] [OAR-FACT-9] two packs with opposite thresholds observe identical values, equal to the measurements', () => {
-    const logsHigh: Record<Backend, Observed[]> = { compiled: [], interpreter: [] };
-    const logsLow: Record<Backend, Observed[]> = { compiled: [], interpreter: [] };
+    const logsHigh: Record<Backend, Observed[]> = { specialised: [], compiled: [], interpreter: [] };
+    const logsLow: Record<Backend, Observed[]> = { specialised: [], compiled: [], interpreter: [] };
     const high = pack(HIGH, logsHigh);
     const low = pack(LOW, logsLow);
 
@@ -200,7 +200,7 @@ describe('[OAR-FACT-5] [OAR-FACT-7] derived facts are observations', () => {
   });
 
   it('[OAR-FACT-5] the values do not depend on how the reading rule is enforced, and nothing is produced for a rule never evaluated', () => {
-    const logs = (): Record<Backend, Observed[]> => ({ compiled: [], interpreter: [] });
+    const logs = (): Record<Backend, Observed[]> => ({ specialised: [], compiled: [], interpreter: [] });
     const plain = logs();
     const monitored = logs();
     const suppressed = logs();
@@ -224,7 +224,7 @@ describe('[OAR-FACT-5] [OAR-FACT-7] derived facts are observations', () => {
   });
 
   it('[OAR-FACT-7] content_contains_untrusted observes content_trust_tiers alone; content_segment_count the segments alone', () => {
-    const logs: Record<Backend, Observed[]> = { compiled: [], interpreter: [] };
+    const logs: Record<Backend, Observed[]> = { specialised: [], compiled: [], interpreter: [] };
     const h = pack('true', logs);
     // The other provenance lists vary adversarially: a fact combining them with trust ("untrusted
     // and carrying system authority", "untrusted tool output") would disagree with the plain test.
@@ -255,7 +255,7 @@ describe('[OAR-FACT-5] [OAR-FACT-7] derived facts are observations', () => {
   });
 
   it('[OAR-FACT-7] tool_args_fingerprint observes the tool name and arguments alone — not the anchor, session, content or other facts', () => {
-    const logs: Record<Backend, Observed[]> = { compiled: [], interpreter: [] };
+    const logs: Record<Backend, Observed[]> = { specialised: [], compiled: [], interpreter: [] };
     const h = pack('true', logs);
     const want = fingerprint(ARGS_CANONICAL);
     const variants: Occurrence[] = [
@@ -307,8 +307,8 @@ describe('[OAR-FACT-9] observation functions', () => {
   });
 
   it('[OAR-FACT-9] a function result depends on its argument and the tool call, not on which rule or pack asks', () => {
-    const logsA: Record<Backend, Observed[]> = { compiled: [], interpreter: [] };
-    const logsB: Record<Backend, Observed[]> = { compiled: [], interpreter: [] };
+    const logsA: Record<Backend, Observed[]> = { specialised: [], compiled: [], interpreter: [] };
+    const logsB: Record<Backend, Observed[]> = { specialised: [], compiled: [], interpreter: [] };
     pack('tool_arg_int("n") > 5', logsA).decide(LONG_TRUSTED);
     pack('tool_arg_int("n") <= 5', logsB, [rule({ id: 'READS_TOO', anchor: PRE, requires: { profiles: ['tool'] }, when: 'tool_arg_int("n") == 7 && tool_arg_string("path") != ""', effect: 'nudge' })]).decide(LONG_TRUSTED);
     expect(logsA.compiled[0]!.functions).toEqual(truth(LONG_TRUSTED).functions);
@@ -427,7 +427,7 @@ describe('[OAR-FACT-10] condition evaluation is free of side-effects', () => {
   });
 
   it('[OAR-FACT-10] conditions using every operator read deep-frozen facts, tool arguments and detector facts without error, and change none of them', () => {
-    const stores = { compiled: new SpyStore(), interpreter: new SpyStore() };
+    const stores = { specialised: new SpyStore(), compiled: new SpyStore(), interpreter: new SpyStore() };
     const h = everyOperatorPack(stores);
     const { occ, snapshot } = frozenOccurrence();
     const d = h.decide(occ);
@@ -444,7 +444,7 @@ describe('[OAR-FACT-10] condition evaluation is free of side-effects', () => {
   });
 
   it('[OAR-FACT-10] the same occurrence decided twice without on_fire: identical decisions, no counter written, activity grows only by the admitted call', () => {
-    const stores = { compiled: new SpyStore(), interpreter: new SpyStore() };
+    const stores = { specialised: new SpyStore(), compiled: new SpyStore(), interpreter: new SpyStore() };
     const h = everyOperatorPack(stores);
     const { occ, snapshot } = frozenOccurrence();
     const first = h.decide(occ);
@@ -464,7 +464,7 @@ describe('[OAR-FACT-10] condition evaluation is free of side-effects', () => {
   });
 
   it('[OAR-FACT-10] counters change only through declared on_fire: a rule that fires writes exactly its actions; reading rules, passing rules and monitored rules write nothing', () => {
-    const stores = { compiled: new SpyStore(), interpreter: new SpyStore() };
+    const stores = { specialised: new SpyStore(), compiled: new SpyStore(), interpreter: new SpyStore() };
     const h = everyOperatorPack(stores, [
       rule({ id: 'WRITES', anchor: PRE, when: 'fire_count_of("WRITES") < 100', effect: 'warn', on_fire: ['increment_counter', 'increment_breaker'] }),
       rule({ id: 'PASSES', anchor: PRE, when: 'fire_count > 0', effect: 'warn', on_fire: ['increment_counter'] }),
@@ -488,7 +488,7 @@ describe('[OAR-FACT-10] condition evaluation is free of side-effects', () => {
   });
 
   it('[OAR-FACT-10] deciding performs no I/O: no console, stdout, stderr or fetch', () => {
-    const stores = { compiled: new SpyStore(), interpreter: new SpyStore() };
+    const stores = { specialised: new SpyStore(), compiled: new SpyStore(), interpreter: new SpyStore() };
     const h = everyOperatorPack(stores);
     const { occ } = frozenOccurrence();
     const spies = [

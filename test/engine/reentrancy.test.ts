@@ -34,7 +34,7 @@ function asyncMemory(): AsyncCounterStore {
 const tool = (name: string, session = 's', facts?: Record<string, unknown>): Occurrence => ({ anchor: PRE, session, toolCall: { name }, ...(facts ? { facts } : {}) });
 
 describe('a nested decide() is refused, and the outer decision is unaffected', () => {
-  it('a lazy provider calling decide(): its rule takes on_error with the error, on both back ends', () => {
+  it('a lazy provider calling decide(): its rule takes on_error with the error, on every back end', () => {
     const engines: Partial<Record<string, Engine>> = {};
     const h = harness({ capability: CAP, rules: RULES, options: () => ({ detectors: NOOP }) });
     for (const b of BACKENDS) engines[b] = h.engines[b];
@@ -56,7 +56,7 @@ describe('a nested decide() is refused, and the outer decision is unaffected', (
     expect(d.decision).toBe('none');
     expect(d.applied[0]?.error?.code).toBe('provider_failure');
     expect(d.applied[0]?.error?.message).toMatch(/decide\(\) was called while this engine is evaluating another occurrence/);
-    expect(nested).toHaveLength(2); // once per back end, each refused
+    expect(nested).toHaveLength(BACKENDS.length); // once per back end, each refused
     // The engine is intact: the session's count and window are what the outer decisions left.
     expect(h.decide(tool('rm')).decision).toBe('block');
     expect(h.activity('s')).toEqual(['count', 'read']);

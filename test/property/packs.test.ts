@@ -2,9 +2,12 @@
  * Whole-pack cross-checks (DESIGN: "The interpreter and the differential check").
  *
  * 1. Back ends: for every generated valid pack (pack-generators.ts) and sequence of occurrences,
- *    two engines built from the same loaded pack — one on compiled conditions, one on the
- *    tree-walking interpreter, each with its own fresh counter store — return deep-equal
- *    `Decision`s for every occurrence and keep the same activity window.
+ *    three engines built from the same loaded pack — the specialised per-anchor procedures, the
+ *    generic engine on compiled conditions, and the generic engine on the tree-walking interpreter,
+ *    each with its own fresh counter store — return deep-equal `Decision`s (effect, identifiers,
+ *    copy, advisories, trace, side-effects, events, counters, transforms, content) for every
+ *    occurrence and keep the same activity window. Both paths of the specialised engine must be
+ *    reached: occurrences its procedures decide, and occurrences they hand to the generic path.
  * 2. Determinism: compiling the same pack twice (and loading it twice) gives byte-identical module
  *    text, and that text parses as an ES module.
  * 3. Engine vs reference: the engine is shared by both back ends, so (1) cannot see an engine bug.
@@ -27,7 +30,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { parse as acornParse } from 'acorn';
-import { compile, compileToBundle, loadPackTexts, type LoadedPack } from '../../compiler/index.js';
+import { compile, compileToBundle, loadPackTexts, type Backend, type LoadedPack } from '../../compiler/index.js';
 import { createEngine, type Engine, type EventSink } from '../../runtime/engine.js';
 import { MemoryCounterStore } from '../../runtime/counters.js';
 import type { Decision, EventRecord } from '../../runtime/decision.js';
@@ -100,9 +103,18 @@ class Sink implements EventSink {
   }
 }
 
-function engineFor(pack: LoadedPack, backend: 'compiled' | 'interpreter', gen: GeneratedPack): Engine {
-  return createEngine(compileToBundle(pack, backend), { counters: new MemoryCounterStore(), events: new Sink(gen.failingEvents) });
+/**
+ * The specialised engine gets the event sink only when the pack has one that refuses: a procedure
+ * hands occurrences whose events could fail to the generic path, so without a refusing sink its own
+ * event path is what runs. (Events are part of the decision either way.)
+ */
+function engineFor(pack: LoadedPack, backend: Backend, gen: GeneratedPack): Engine {
+  const events = backend !== 'specialised' || gen.failingEvents.length > 0 ? { events: new Sink(gen.failingEvents) } : {};
+  return createEngine(compileToBundle(pack, backend), { counters: new MemoryCounterStore(), ...events });
 }
+
+/** How many occurrences the specialised engine handed to the generic path (runtime/procedure.ts). */
+const fallbacks = (e: Engine) => (e as unknown as { procedureFallbacks: number }).procedureFallbacks;
 
 const SESSIONS = ['s1', 's2', ''];
 
@@ -112,7 +124,7 @@ function describeCase(c: PackCase, upTo: number): string {
 
 // --- 1. compiled vs interpreter -----------------------------------------------------------------
 
-describe('whole packs: compiled and interpreter back ends', () => {
+describe('whole packs: specialised, compiled and interpreter back ends', () => {
   it(
     `return identical decisions for every occurrence of every generated pack (seed ${SEED}, ${RUNS} packs)`,
     () => {
@@ -120,23 +132,31 @@ describe('whole packs: compiled and interpreter back ends', () => {
       const count = (k: string) => tally.set(k, (tally.get(k) ?? 0) + 1);
       const started = performance.now();
       runProperty(
-        'compiled and interpreter engines agree',
+        'specialised, compiled and interpreter engines agree',
         packCaseArb,
         (c: PackCase) => {
           const pack = load(c.pack);
+          const specialised = engineFor(pack, 'specialised', c.pack);
           const compiled = engineFor(pack, 'compiled', c.pack);
           const interpreted = engineFor(pack, 'interpreter', c.pack);
           c.occurrences.forEach((occ, k) => {
+            const before = fallbacks(specialised);
+            const s0 = orHostError(() => specialised.decide(occ));
             const a = orHostError(() => compiled.decide(occ));
             const b = orHostError(() => interpreted.decide(occ));
             if (!isDeepStrictEqual(a, b)) {
               throw new Error(`back ends disagree at occurrence ${k + 1}\ncompiled:    ${show(a)}\ninterpreter: ${show(b)}\n\n${describeCase(c, k)}`);
             }
+            if (!isDeepStrictEqual(s0, a)) {
+              throw new Error(`back ends disagree at occurrence ${k + 1}\nspecialised: ${show(s0)}\ncompiled:    ${show(a)}\n\n${describeCase(c, k)}`);
+            }
             for (const s of SESSIONS) {
-              if (!isDeepStrictEqual(compiled.activity(s), interpreted.activity(s))) {
+              const steps = compiled.activity(s);
+              if (!isDeepStrictEqual(steps, interpreted.activity(s)) || !isDeepStrictEqual(steps, specialised.activity(s))) {
                 throw new Error(`activity of session "${s}" differs after occurrence ${k + 1}\n\n${describeCase(c, k)}`);
               }
             }
+            if (!('hostError' in s0)) count(fallbacks(specialised) > before ? 'procedure:fallback' : 'procedure:specialised');
             if ('hostError' in a) {
               count('host-error');
               return;
@@ -159,6 +179,8 @@ describe('whole packs: compiled and interpreter back ends', () => {
           expect(tally.get(`outcome:${k}`) ?? 0, k).toBeGreaterThan(0);
         }
         for (const k of ['skipped-span', 'event', 'counter-changed']) expect(tally.get(k) ?? 0, k).toBeGreaterThan(0);
+        // Both paths of the specialised engine are exercised: its procedures, and the hand-over.
+        for (const k of ['procedure:specialised', 'procedure:fallback']) expect(tally.get(k) ?? 0, k).toBeGreaterThan(0);
       }
     },
     TIMEOUT,

@@ -1,0 +1,282 @@
+/**
+ * Per-anchor decision procedures (DESIGN: "Compiling the decision"). For each anchor the compiler
+ * knows every rule, its selector values, its static evaluation order, which rules can suppress
+ * which, and which need a detector, a flow window, counters or a transform target — so it emits one
+ * function per anchor that selects (a `switch`, or a `Map` for many values, on the anchor's index
+ * fact), then, per distinct set of candidates (a *bucket*), evaluates them in their precomputed
+ * [OAR-EVAL-1] / [OAR-EVAL-18] order, short-circuits at an enforced block ([OAR-EVAL-4]),
+ * suppresses ([OAR-EVAL-14]), resolves precedence ([OAR-EVAL-6], [OAR-EVAL-19], [OAR-EVAL-20]) and
+ * builds the trace and the decision directly. Shared pieces stay in the runtime
+ * (runtime/procedure.ts): detectors, flows, spans, side-effects, transforms, changed counters.
+ *
+ * A bucket is specialised when its order is static: every candidate is selected whenever the index
+ * value selects the bucket, or a candidate whose other clauses must be checked at run time takes
+ * part in no `overrides` between candidates (then its presence cannot move any other rule, so the
+ * static order restricted to the selection is the [OAR-EVAL-18] order of the selection). Any other
+ * bucket returns undefined: the engine decides it generically.
+ *
+ * The code is written as a skeleton in which every piece of rule text and every number is a
+ * placeholder `$n`; the skeleton is parsed (acorn) into ESTree and each placeholder replaced by an
+ * ESTree Literal — rule text never reaches the code as text (DESIGN: code generation rule 1).
+ */
+import { parse } from 'acorn';
+import type * as ES from 'estree';
+import type { BundleRule, BundleSymbol } from '../../runtime/bundle.js';
+import { AmendedOrder, indexSlot, type OrderNode } from '../../runtime/order.js';
+import { constDecl, id, lit } from './estree.js';
+
+/** A rule as the procedure emitter sees it: its bundle data, its index, and its closures' names. */
+export interface ProcedureRule {
+  readonly i: number;
+  readonly b: Omit<BundleRule, 'when' | 'copy'>;
+  readonly hasWhen: boolean;
+  readonly when: string;
+  readonly copy: string;
+}
+
+/** Up to this many index values select by `switch`; more by a `Map` lookup. */
+const SWITCH_MAX = 8;
+
+/** Skeleton code with `$n` placeholders, and the literal of each. */
+class Skeleton {
+  readonly lines: string[] = [];
+  private readonly values: (string | number | null)[] = [];
+
+  /** A placeholder for a literal value. */
+  L(v: string | number | null): string {
+    this.values.push(v);
+    return `$${this.values.length - 1}`;
+  }
+
+  line(s: string): void {
+    this.lines.push(s);
+  }
+
+  /** The skeleton as ESTree statements, every placeholder a Literal. */
+  statements(): ES.Statement[] {
+    const program = parse(this.lines.join('\n'), { ecmaVersion: 2022, sourceType: 'script', allowReturnOutsideFunction: true }) as unknown as ES.Program;
+    const values = this.values;
+    const fill = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(fill);
+      if (node === null || typeof node !== 'object') return node;
+      const n = node as Record<string, unknown>;
+      if (n.type === 'Identifier' && typeof n.name === 'string' && n.name.startsWith('$')) {
+        const k = Number(n.name.slice(1));
+        if (!Number.isInteger(k) || k >= values.length) throw new Error(`procedure skeleton: bad placeholder ${n.name}`);
+        return lit(values[k] as string | number | null);
+      }
+      const out: Record<string, unknown> = {};
+      for (const [key, v] of Object.entries(n)) if (key !== 'start' && key !== 'end' && key !== 'raw') out[key] = fill(v);
+      return out;
+    };
+    return fill(program.body) as ES.Statement[];
+  }
+}
+
+/** A candidate of a bucket: the rule and whether its selection is checked at run time. */
+interface Candidate {
+  readonly r: ProcedureRule;
+  readonly dynamic: boolean;
+}
+
+interface Node extends OrderNode {
+  readonly c: Candidate;
+  readonly targets: Node[];
+}
+
+/** The bucket's [OAR-EVAL-18] order, or undefined when it depends on the selection. */
+function staticOrder(candidates: readonly Candidate[]): Candidate[] | undefined {
+  const nodes: Node[] = candidates.map((c) => ({ c, targets: [], pending: false, pos: 0, indeg: 0 }));
+  const byQid = new Map(nodes.map((n) => [n.c.r.b.qid, n]));
+  for (const n of nodes) {
+    for (const t of new Set(n.c.r.b.overrides)) {
+      const target = byQid.get(t);
+      if (target === undefined || target === n) continue;
+      if (n.c.dynamic || target.c.dynamic) return undefined;
+      n.targets.push(target);
+    }
+  }
+  const out: Node[] = [];
+  new AmendedOrder<Node>().order(nodes, nodes.length, out);
+  return out.map((n) => n.c);
+}
+
+const enforced = (r: ProcedureRule) => r.b.enforcement === 'enforce';
+
+/** The body of one bucket's function `(p, f)`: its candidates in static order. */
+function bucketBody(order: readonly Candidate[] | undefined, baseOrder: readonly Candidate[]): ES.Statement[] {
+  const s = new Skeleton();
+  if (order === undefined) {
+    s.line('return undefined;');
+    return s.statements();
+  }
+  const anyDetector = order.some((c) => c.r.b.detector !== undefined);
+  const pos = new Map(order.map((c, k) => [c.r.b.qid, k]));
+  // Static suppression: an enforced rule's targets in this bucket, all after it ([OAR-EVAL-18]).
+  const suppressible = new Set<number>();
+  order.forEach((c) => {
+    if (!enforced(c.r)) return;
+    for (const t of c.r.b.overrides) {
+      const k = pos.get(t);
+      if (k !== undefined && t !== c.r.b.qid) suppressible.add(k);
+    }
+  });
+  const hasBlock = order.some((c) => enforced(c.r) && c.r.b.effect === 'block');
+  const fires = (c: Candidate) => enforced(c.r) && (c.r.b.effect !== 'block' || c.r.b.onFire.length > 0 || c.r.b.transform !== undefined);
+  const ctx = (r: ProcedureRule) => (r.b.readsCounters || anyDetector ? `p.at(${s.L(r.i)});` : '');
+  const copyCtx = (r: ProcedureRule) => (r.b.detector !== undefined ? `p.cx(${s.L(r.i)});` : ctx(r));
+  const entry = (q: string, outcome: string) => `a.push({ rule: ${q}, outcome: ${outcome} });`;
+
+  s.line('var a = [], v;');
+  for (const c of baseOrder) if (c.dynamic) s.line(`var q${c.r.i} = p.sel(${s.L(c.r.i)});`);
+  if (hasBlock) s.line('var stop = -1;');
+  for (const c of order) if (fires(c)) s.line(`var x${c.r.i} = false;`);
+  for (const k of suppressible) s.line(`var s${(order[k] as Candidate).r.i} = false;`);
+  s.line('r: {');
+  order.forEach((c, k) => {
+    const r = c.r;
+    const Q = s.L(r.b.qid);
+    const I = s.L(r.i);
+    const tests: string[] = [];
+    if (r.b.flow !== undefined) tests.push(`p.flow(${I})`);
+    if (r.b.detector !== undefined) tests.push(`p.det(${I})`);
+    if (r.hasWhen) tests.push(`${r.when}(f) === true`);
+    const test = tests.length === 0 ? 'true' : tests.join(' && ');
+    const pre = r.b.detector === undefined ? ctx(r) : '';
+    let body: string;
+    if (!enforced(r)) {
+      body = `${pre} ${entry(Q, `${test} ? ${s.L('monitored_fired')} : ${s.L('monitored_passed')}`)}`;
+    } else {
+      const fire: string[] = [];
+      if (r.b.transform !== undefined && r.b.transform.target !== 'content') fire.push(`p.sp(${I});`);
+      fire.push(entry(Q, s.L('fired')));
+      for (const t of r.b.overrides) {
+        const j = pos.get(t);
+        if (j !== undefined && t !== r.b.qid) fire.push(`s${(order[j] as Candidate).r.i} = true;`);
+      }
+      if (fires(c)) fire.push(`x${r.i} = true;`);
+      if (r.b.effect === 'block') fire.push(`stop = ${s.L(k)};`, 'break r;');
+      body = test === 'true' ? `${pre} ${fire.join(' ')}` : `${pre} if (${test}) { ${fire.join(' ')} } else ${entry(Q, s.L('passed'))}`;
+    }
+    if (suppressible.has(k)) body = `if (s${r.i}) ${entry(Q, s.L('suppressed'))} else { ${body} }`;
+    if (c.dynamic) body = `if (q${r.i}) { ${body} }`;
+    s.line(body);
+  });
+  s.line('}');
+  // [OAR-OPS-10] a rule suppressed by a rule before the short-circuit is recorded even so.
+  if (hasBlock) {
+    for (const k of [...suppressible].sort((x, y) => x - y)) {
+      const r = (order[k] as Candidate).r;
+      s.line(`if (stop >= 0 && stop < ${s.L(k)} && s${r.i}) ${entry(s.L(r.b.qid), s.L('suppressed'))}`);
+    }
+  }
+
+  // Resolution by precedence ([OAR-EVAL-6]); copy only for the rules presented ([OAR-COPY-1]).
+  s.line('var e = "none", cd = null, rl = null, cp = null, adv = [];');
+  const of = (effect: string) => order.map((c, k) => ({ c, k })).filter(({ c }) => enforced(c.r) && c.r.b.effect === effect);
+  const branches: string[] = [];
+  if (hasBlock) {
+    const cases = of('block').map(({ c, k }) => `case ${s.L(k)}: ${copyCtx(c.r)} cd = ${s.L(c.r.b.id)}; rl = ${s.L(c.r.b.qid)}; cp = ${c.r.copy}(f); break;`);
+    branches.push(`if (stop >= 0) { e = ${s.L('block')}; switch (stop) { ${cases.join(' ')} } }`);
+  }
+  const transforms = of('transform');
+  if (transforms.length > 0) {
+    // [OAR-EVAL-19] the first that fired, in evaluation order.
+    const first = transforms.map(({ c }) => `if (x${c.r.i}) { ${copyCtx(c.r)} cd = ${s.L(c.r.b.id)}; rl = ${s.L(c.r.b.qid)}; cp = ${c.r.copy}(f); }`).join(' else ');
+    branches.push(`if (${transforms.map(({ c }) => `x${c.r.i}`).join(' || ')}) { e = ${s.L('transform')}; ${first} }`);
+  }
+  for (const effect of ['nudge', 'warn']) {
+    const rs = of(effect);
+    if (rs.length === 0) continue;
+    // [OAR-EVAL-20] every one that fired, in evaluation order; the first is the decision's.
+    const each = rs.map(({ c }) => {
+      const ID = s.L(c.r.b.id);
+      const Q = s.L(c.r.b.qid);
+      return `if (x${c.r.i}) { ${copyCtx(c.r)} v = ${c.r.copy}(f); if (cd === null) { cd = ${ID}; rl = ${Q}; cp = v; } adv.push({ code: ${ID}, rule: ${Q}, copy: v }); }`;
+    });
+    branches.push(`if (${rs.map(({ c }) => `x${c.r.i}`).join(' || ')}) { e = ${s.L(effect)}; ${each.join(' ')} }`);
+  }
+  if (branches.length > 0) s.line(branches.join(' else '));
+
+  // Side-effects of the enforced rules that fired, in evaluation order ([OAR-EVAL-12],
+  // [OAR-FIRE-8]), after every condition ([OAR-FIRE-6]): first every counter key and the check
+  // that nothing can fail (`pre`), then the writes.
+  s.line('var of = [], ev = [];');
+  const effects = order.filter((c) => enforced(c.r) && c.r.b.onFire.length > 0);
+  for (const c of effects) s.line(`if (x${c.r.i}) p.pre(${s.L(c.r.i)});`);
+  for (const c of effects) s.line(`if (x${c.r.i}) p.fire(${s.L(c.r.i)}, of, ev);`);
+  s.line('var d = { decision: e, code: cd, rule: rl, copy: cp, advisories: adv, transforms: [], skippedTransforms: [], applied: a, onFire: of, events: ev, counters: p.changed() };');
+  const accumulated = order.filter((c) => enforced(c.r) && c.r.b.transform !== undefined);
+  if (accumulated.length > 0) s.line(`if (e === ${s.L('transform')}) { ${accumulated.map((c) => `if (x${c.r.i}) p.tf(${s.L(c.r.i)}, d);`).join(' ')} }`);
+  s.line('return p.end(d);');
+  return s.statements();
+}
+
+const fnOf = (body: ES.Statement[]): ES.FunctionExpression => ({
+  type: 'FunctionExpression', id: null, params: [id('p'), id('f')], body: { type: 'BlockStatement', body }, generator: false, async: false,
+});
+
+/**
+ * The procedures of every anchor: module constants (bucket functions `b<n>`, lookup tables `t<n>`,
+ * procedures `p<n>`), and for each host-local anchor the name of its procedure.
+ */
+export function emitProcedures(rules: readonly ProcedureRule[], symbols: readonly BundleSymbol[]): { constants: ES.VariableDeclaration[]; byAnchor: Map<string, string> } {
+  const constants: ES.VariableDeclaration[] = [];
+  const byAnchor = new Map<string, string>();
+  const grouped = new Map<string, ProcedureRule[]>();
+  for (const r of rules) {
+    // [OAR-EVAL-11] a rule switched off, and [OAR-SEL-6] an empty clause, are never selected.
+    if (r.b.enforcement === 'off' || r.b.selector.some((c) => c.values.length === 0)) continue;
+    const list = grouped.get(r.b.anchor) ?? [];
+    list.push(r);
+    grouped.set(r.b.anchor, list);
+  }
+  const buckets = new Map<string, string>();
+  const bucket = (candidates: readonly Candidate[]): string => {
+    const key = candidates.map((c) => c.r.i).join(',');
+    let name = buckets.get(key);
+    if (name === undefined) {
+      name = `b${buckets.size}`;
+      buckets.set(key, name);
+      constants.push(constDecl(name, fnOf(bucketBody(staticOrder(candidates), candidates))));
+    }
+    return name;
+  };
+  for (const [anchor, list] of grouped) {
+    const slot = indexSlot(list.map((r) => r.b), symbols);
+    const dynamic = (r: ProcedureRule) => r.b.selector.some((c) => c.slot !== slot);
+    const name = `p${byAnchor.size}`;
+    byAnchor.set(anchor, name);
+    if (slot < 0) {
+      constants.push(constDecl(name, id(bucket(list.map((r) => ({ r, dynamic: dynamic(r) }))))));
+      continue;
+    }
+    const values = new Set<string>();
+    for (const r of list) for (const c of r.b.selector) if (c.slot === slot) for (const v of c.values) values.add(v);
+    const cands = (v: string | undefined) =>
+      list
+        .filter((r) => {
+          const c = r.b.selector.find((x) => x.slot === slot);
+          return c === undefined || (v !== undefined && c.values.includes(v));
+        })
+        .map((r) => ({ r, dynamic: dynamic(r) }));
+    const fallback = bucket(cands(undefined));
+    const cases = [...values].map((v) => [v, bucket(cands(v))] as const);
+    const s = new Skeleton();
+    if (cases.length <= SWITCH_MAX) {
+      s.line(`switch (f.fact(${s.L(slot)})) {`);
+      for (const [v, b] of cases) s.line(`case ${s.L(v)}: return ${b}(p, f);`);
+      s.line(`default: return ${fallback}(p, f); }`);
+      constants.push(constDecl(name, fnOf(s.statements())));
+    } else {
+      const table = `t${byAnchor.size - 1}`;
+      const t = new Skeleton();
+      t.line(`new Map([${cases.map(([v, b]) => `[${t.L(v)}, ${b}]`).join(', ')}]);`);
+      constants.push(constDecl(table, (t.statements()[0] as ES.ExpressionStatement).expression));
+      s.line(`var h = ${table}.get(f.fact(${s.L(slot)}));`);
+      s.line(`return h === undefined ? ${fallback}(p, f) : h(p, f);`);
+      constants.push(constDecl(name, fnOf(s.statements())));
+    }
+  }
+  return { constants, byAnchor };
+}
