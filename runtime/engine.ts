@@ -349,8 +349,8 @@ class RuleEngine implements Engine {
 
   /**
    * A host's mistake in the occurrence is a thrown `HostInputError`, never a decision (see
-   * host-input.ts). A member whose reading itself throws is left to evaluation, which routes the
-   * failure to the consuming rule's `on_error` ([OAR-OPS-3]).
+   * host-input.ts). Anything else the check meets (a revoked Proxy as the occurrence) is left to
+   * evaluation, which routes the failure to the consuming rule's `on_error` ([OAR-OPS-3]).
    */
   private checkInput(occ: Occurrence): void {
     try {

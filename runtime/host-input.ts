@@ -65,42 +65,49 @@ export class OccurrenceCheck {
   /** Throw a `HostInputError` for the first mistake in `occ`; return when there is none. */
   check(occ: Occurrence): void {
     if (!isPlainObject(occ)) throw new HostInputError([], `decide: the occurrence must be an object { anchor, … }, got ${kindOf(occ)}`);
-    let keys: string[];
-    try {
-      keys = Object.keys(occ);
-    } catch (e) {
-      throw new HostInputError([], `decide: the occurrence's members could not be listed: ${describeThrown(e)}`);
-    }
     let anchorSeen = false;
-    for (const key of keys) {
-      if (key === 'anchor') {
-        anchorSeen = true;
-        continue;
-      }
-      const value = readMember(occ, key);
-      if (value === undefined && MEMBERS.has(key)) continue;
-      switch (key) {
-        case 'facts':
-        case 'detectorFacts':
-          this.checkFacts(key, value);
-          break;
-        case 'session':
-          if (typeof value !== 'string') throw new HostInputError([key], `decide: session must be a string, got ${kindOf(value)}`);
-          break;
-        case 'content':
-          if (typeof value !== 'string') throw new HostInputError([key], `decide: content must be a string (the content at the occurrence), got ${kindOf(value)}`);
-          break;
-        case 'toolCall':
-          checkToolCall(value);
-          break;
-        case 'recentActivity':
-          if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) {
-            throw new HostInputError([key], `decide: recentActivity must be a list of tool names, got ${kindOf(value)}`);
+    // for…in rather than Object.keys: listing the members allocates nothing on the hot path.
+    try {
+      for (const key in occ) {
+        if (!hasOwn.call(occ, key)) continue;
+        if (key === 'anchor') {
+          anchorSeen = true;
+          continue;
+        }
+        const value = readMember(occ, key);
+        if (value === undefined && MEMBERS.has(key)) continue;
+        try {
+          switch (key) {
+            case 'facts':
+            case 'detectorFacts':
+              this.checkFacts(key, value);
+              break;
+            case 'session':
+              if (typeof value !== 'string') throw new HostInputError([key], `decide: session must be a string, got ${kindOf(value)}`);
+              break;
+            case 'content':
+              if (typeof value !== 'string') throw new HostInputError([key], `decide: content must be a string (the content at the occurrence), got ${kindOf(value)}`);
+              break;
+            case 'toolCall':
+              checkToolCall(value);
+              break;
+            case 'recentActivity':
+              if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) {
+                throw new HostInputError([key], `decide: recentActivity must be a list of tool names, got ${kindOf(value)}`);
+              }
+              break;
+            default:
+              throw new HostInputError([key], `decide: unknown occurrence member \`${key}\`${this.memberHint(key)}`);
           }
-          break;
-        default:
-          throw new HostInputError([key], `decide: unknown occurrence member \`${key}\`${this.memberHint(key)}`);
+        } catch (e) {
+          // What lies inside a member (a facts Proxy, a getter in the tool call) is left to
+          // evaluation, where its failure reaches the rules' on_error ([OAR-OPS-3]).
+          if (e instanceof HostInputError) throw e;
+        }
       }
+    } catch (e) {
+      if (e instanceof HostInputError) throw e;
+      throw new HostInputError([], `decide: the occurrence's members could not be listed: ${describeThrown(e)}`);
     }
     if (!anchorSeen) throw new HostInputError(['anchor'], 'decide: the occurrence has no anchor: name the host-local anchor identifier, e.g. { anchor: "tool.pre_invoke", … }');
     this.checkAnchor(readMember(occ, 'anchor'));
