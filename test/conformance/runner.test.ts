@@ -96,8 +96,9 @@ describe('the corpus in conformance/fixtures', () => {
     expect(report.counts.skipped).toBe(1);
   });
 
-  it('gives the same verdicts on the interpreter back end', () => {
-    const r = runFixtures([FIXTURES], { backend: 'interpreter' });
+  // The report above ran on the default back end (the bundle's decision procedures).
+  it.each(['compiled', 'interpreter'] as const)('gives the same verdicts on the %s back end', (backend) => {
+    const r = runFixtures([FIXTURES], { backend });
     expect(r.cases.map((c) => [c.id, c.verdict])).toEqual(report.cases.map((c) => [c.id, c.verdict]));
   });
 
