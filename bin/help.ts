@@ -338,6 +338,9 @@ Options:
       --capability <file>   the capability document (required with rule documents)
       --config <file>       an operator configuration document; repeatable (rule documents only)
       --detectors <module>  detector implementations, as for oarc eval
+      --injection-corpus <file>
+                            register detector://injection-corpus over this JSONL corpus, as
+                            for oarc eval; repeatable; re-read on reload
       --host <address>      the address to bind (default 127.0.0.1; TLS is the proxy's job)
       --port <n>            the port (default 8181; 0 picks a free one, named in the log)
       --watch               reload whenever an input file changes

@@ -9,11 +9,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DetectorModuleError, importDetectors, missingDetector } from '../packtest/detectors.js';
+import { DETECTOR_REF, corpusDetector, factNames } from '../injection/detector.js';
 import { checkBundle, type Bundle, type Detector } from '../runtime/index.js';
 
 export type PackSource =
-  | { kind: 'bundle'; file: string; detectors?: string }
-  | { kind: 'rules'; rules: readonly string[]; capability: string; configs: readonly string[]; detectors?: string };
+  | { kind: 'bundle'; file: string; detectors?: string; injectionCorpus?: readonly string[] }
+  | { kind: 'rules'; rules: readonly string[]; capability: string; configs: readonly string[]; detectors?: string; injectionCorpus?: readonly string[] };
 
 export interface LoadedBundle {
   bundle: Bundle;
@@ -37,7 +38,7 @@ const failed = (message: string): PackLoad => ({ ok: false, problems: [{ severit
 /** The files whose change means the pack must be loaded again (`--watch`). */
 export function packInputs(source: PackSource): string[] {
   const own = source.kind === 'bundle' ? [source.file] : [source.capability, ...source.configs, ...source.rules];
-  return source.detectors === undefined ? own : [...own, source.detectors];
+  return [...own, ...(source.detectors === undefined ? [] : [source.detectors]), ...(source.injectionCorpus ?? [])];
 }
 
 export async function loadServedPack(source: PackSource): Promise<PackLoad> {
@@ -51,6 +52,13 @@ export async function loadServedPack(source: PackSource): Promise<PackLoad> {
       if (e instanceof DetectorModuleError) return failed(e.message);
       throw e;
     }
+  }
+  // detector://injection-corpus over the corpus files given, as `oarc eval --injection-corpus`; a
+  // corpus that does not load fails each invoking rule to its on_error, and is read again on reload.
+  const corpus = source.injectionCorpus ?? [];
+  if (corpus.length > 0) {
+    if (DETECTOR_REF in detectors) return failed(`${source.detectors} already implements ${DETECTOR_REF}; give --injection-corpus or that module's, not both`);
+    detectors[DETECTOR_REF] = corpusDetector(corpus.map((path) => ({ path })), factNames(r.loaded.bundle.capability.host));
   }
   // Every detector a rule invokes is implemented before the pack serves, not found missing mid-request.
   const missing = missingDetector(r.loaded.bundle, detectors);

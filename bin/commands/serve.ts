@@ -15,6 +15,7 @@ import { PACK_OPTIONS } from '../pack.js';
 const OPTIONS = {
   ...PACK_OPTIONS,
   detectors: { type: 'string' },
+  'injection-corpus': { type: 'string', multiple: true },
   host: { type: 'string' },
   port: { type: 'string' },
   watch: { type: 'boolean' },
@@ -29,9 +30,9 @@ const OPTIONS = {
 
 const BUNDLE_FILE = /\.(mjs|js)$/i;
 
-function packSource(positionals: string[], capability: string | undefined, configs: string[], detectors: string | undefined): PackSource {
+function packSource(positionals: string[], capability: string | undefined, configs: string[], detectors: string | undefined, corpus: string[]): PackSource {
   if (positionals.length === 0) throw new UsageError('no bundle or rule files given');
-  const d = detectors === undefined ? {} : { detectors };
+  const d = { ...(detectors === undefined ? {} : { detectors }), ...(corpus.length === 0 ? {} : { injectionCorpus: corpus }) };
   if (positionals.length === 1 && BUNDLE_FILE.test(positionals[0] as string)) {
     if (configs.length > 0) throw new UsageError('--config applies to rule documents; a compiled bundle already carries its configuration (recompile it with --config)');
     return { kind: 'bundle', file: positionals[0] as string, ...d };
@@ -61,7 +62,7 @@ function readToken(file: string): string {
 
 export async function serveCommand(argv: readonly string[], io: Io): Promise<number> {
   const p = parse(argv, OPTIONS);
-  const source = packSource(p.positionals, str(p, 'capability'), strs(p, 'config'), str(p, 'detectors'));
+  const source = packSource(p.positionals, str(p, 'capability'), strs(p, 'config'), str(p, 'detectors'), strs(p, 'injection-corpus'));
   const masks: MaskPath[] = strs(p, 'log-mask').map((m) => {
     const r = parseMaskPath(m);
     if (typeof r === 'string') throw new UsageError(`--log-mask: ${r}`);
