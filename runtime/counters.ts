@@ -47,6 +47,13 @@ export interface CounterStore {
   apply(ops: readonly CounterOp[]): void;
   /** Optional: release a session's counters (the engine calls it from `endSession`). */
   forgetSession?(session: string): void;
+  /**
+   * Optional: `decide()` brackets the reads and writes of one occurrence with `begin(session, at)`
+   * and `end()`, so a store may look the session up once per decision instead of at every read.
+   * `at` is the decision's time (`Date.now()`), read once by the engine.
+   */
+  begin?(session: string, at: number): void;
+  end?(): void;
 }
 
 /** `<qualified id>` or `<qualified id>#<scope value>` ([OAR-CONF-33]). */
@@ -89,24 +96,55 @@ export class MemoryCounterStore implements CounterStore {
     this.sessions = new SessionTable(bound);
   }
 
+  /**
+   * The session of the decision under way and its counters, looked up once by `begin`: a lookup
+   * reads the clock (for the idle bound), which costs more than the rest of a read, and one
+   * decision reads and writes its session's counters several times within microseconds.
+   */
+  private pinned: string | undefined = undefined;
+  private pinnedValues: Map<string, CounterValues> | undefined = undefined;
+  private pinnedAt = 0;
+
+  begin(session: string, at: number = this.sessions.clock()): void {
+    this.pinned = session;
+    this.pinnedAt = at;
+    this.pinnedValues = this.sessions.get(session, at);
+  }
+
+  end(): void {
+    this.pinned = undefined;
+    this.pinnedValues = undefined;
+  }
+
+  private values(session: string): Map<string, CounterValues> | undefined {
+    return session === this.pinned ? this.pinnedValues : this.sessions.get(session);
+  }
+
   read(key: CounterKey): CounterValues {
-    return this.sessions.get(key.session)?.get(counterKeyString(key)) ?? ZERO_COUNTERS;
+    return this.values(key.session)?.get(counterKeyString(key)) ?? ZERO_COUNTERS;
   }
 
   apply(ops: readonly CounterOp[]): void {
     for (const op of ops) {
       const s = op.key.session;
-      applyCounterOp(this.sessions.get(s) ?? this.sessions.add(s, new Map()), op);
+      let values = this.values(s);
+      if (values === undefined) {
+        if (s === this.pinned) values = this.pinnedValues = this.sessions.add(s, new Map(), this.pinnedAt);
+        else values = this.sessions.add(s, new Map());
+      }
+      applyCounterOp(values, op);
     }
   }
 
   /** Forget one session's counters. */
   forgetSession(session: string): void {
     this.sessions.delete(session);
+    if (session === this.pinned) this.pinnedValues = undefined;
   }
 
   /** Forget every counter. */
   clear(): void {
     this.sessions.clear();
+    this.pinnedValues = undefined;
   }
 }

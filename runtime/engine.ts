@@ -260,6 +260,8 @@ class RuleEngine implements Engine {
   private readonly inputCheck: OccurrenceCheck;
   /** Is an occurrence being evaluated? Deciding does not nest (`enter`). */
   private busy = false;
+  /** When the decision under way started (the session table's clock): its session lookups' time. */
+  private at = 0;
   /** `decideAsync` calls waiting for, or holding, their session's turn. */
   private readonly queue = new SessionQueue();
   /** The bundle's decision procedures by host-local anchor, when this engine uses them. */
@@ -361,7 +363,7 @@ class RuleEngine implements Engine {
   }
 
   activity(session: string): readonly string[] {
-    return this.sessions.get(session) ?? NO_STEPS;
+    return this.sessions.get(session, this.at) ?? NO_STEPS;
   }
 
   endSession(session: string): void {
@@ -373,8 +375,10 @@ class RuleEngine implements Engine {
   decide(occ: Occurrence): Decision {
     this.checkInput(occ);
     this.enter();
+    const store = this.store;
+    store.begin?.(occ.session ?? DEFAULT_SESSION, this.at);
     try {
-      const decision = this.run(occ, this.store, this.events, undefined);
+      const decision = this.run(occ, store, this.events, undefined);
       // [OAR-PROF-9] a tool call admitted at `tool.pre_invoke` becomes a step, after its own rules ran.
       if (decision.decision !== 'block') {
         const step = this.toolStep(occ);
@@ -383,6 +387,7 @@ class RuleEngine implements Engine {
       return decision;
     } finally {
       this.busy = false;
+      store.end?.();
     }
   }
 
@@ -398,6 +403,8 @@ class RuleEngine implements Engine {
       throw new Error('oarc: decide() was called while this engine is evaluating another occurrence (from a fact provider, detector, counter store or event sink); decisions cannot nest — call decideAsync() to decide it after the current one, or use another engine');
     }
     this.busy = true;
+    // One clock read per evaluation, for every session lookup it makes (counters, activity).
+    this.at = this.sessions.clock();
   }
 
   decideAsync(occ: Occurrence): Promise<Decision> {
@@ -516,7 +523,10 @@ class RuleEngine implements Engine {
 
   /** [OAR-PROF-9] record the admitted tool step, and return the decision. */
   private admitted(session: string, decision: Decision, step: string | undefined): Decision {
-    if (step !== undefined && decision.decision !== 'block') this.pushStep(session, step);
+    if (step !== undefined && decision.decision !== 'block') {
+      this.at = this.sessions.clock(); // after the store's round trip
+      this.pushStep(session, step);
+    }
     return decision;
   }
 
@@ -539,7 +549,7 @@ class RuleEngine implements Engine {
 
   private pushStep(session: string, tool: string): void {
     const window = this.bundle.capability.activityWindow;
-    const steps = this.sessions.get(session) ?? this.sessions.add(session, []);
+    const steps = this.sessions.get(session, this.at) ?? this.sessions.add(session, [], this.at);
     steps.push(tool);
     while (steps.length > window) steps.shift();
   }

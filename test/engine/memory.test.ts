@@ -12,6 +12,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryCounterStore } from '../../runtime/counters.js';
 import { SessionTable } from '../../runtime/session-table.js';
@@ -59,5 +60,86 @@ describe('the session bound', () => {
     store.forgetSession('x');
     expect(store.read({ rule: 'n/R', session: 'x' }).fire_count).toBe(0);
     expect(store.read({ rule: 'n/R', session: 'y' }).fire_count).toBe(1);
+  });
+});
+
+/** The bound's meaning, as a list: most recently used last; the simplest code that is plainly right. */
+class ModelTable {
+  readonly order: { session: string; value: number; at: number }[] = [];
+  evicted = 0;
+  expired = 0;
+  constructor(readonly max: number, readonly idleMs: number) {}
+  get(session: string, t: number): number | undefined {
+    const i = this.order.findIndex((e) => e.session === session);
+    if (i < 0) return undefined;
+    const [e] = this.order.splice(i, 1) as [{ session: string; value: number; at: number }];
+    if (t - e.at > this.idleMs) {
+      this.expired++;
+      return undefined;
+    }
+    e.at = t;
+    this.order.push(e);
+    return e.value;
+  }
+  add(session: string, value: number, t: number): void {
+    const i = this.order.findIndex((e) => e.session === session);
+    if (i >= 0) this.order.splice(i, 1);
+    this.order.push({ session, value, at: t });
+    while (this.order.length > 1) {
+      const h = this.order[0] as { at: number };
+      if (this.order.length > this.max) this.evicted++;
+      else if (t - h.at > this.idleMs) this.expired++;
+      else break;
+      this.order.shift();
+    }
+  }
+}
+
+describe('the session table against a plain list model', () => {
+  it('keeps, marks, drops and counts exactly as the model on any sequence of operations', () => {
+    type Op = { kind: 'get' | 'add' | 'delete'; session: number; dt: number };
+    const op = fc.record({ kind: fc.constantFrom<Op['kind']>('get', 'get', 'add', 'delete'), session: fc.integer({ min: 0, max: 6 }), dt: fc.integer({ min: 0, max: 40 }) });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 5 }), fc.array(op, { maxLength: 80 }), (max, ops) => {
+        let now = 0;
+        const t = new SessionTable<number>({ maxSessions: max, idleMs: 100 }, () => now);
+        const m = new ModelTable(max, 100);
+        ops.forEach((o, n) => {
+          now += o.dt;
+          const s = `s${o.session}`;
+          if (o.kind === 'get') expect(t.get(s)).toBe(m.get(s, now));
+          else if (o.kind === 'add') {
+            t.add(s, n);
+            m.add(s, n, now);
+          } else {
+            t.delete(s);
+            const i = m.order.findIndex((e) => e.session === s);
+            if (i >= 0) m.order.splice(i, 1);
+          }
+          expect([t.size, t.evicted, t.expired]).toEqual([m.order.length, m.evicted, m.expired]);
+        });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('the in-memory store looks a decision\'s session up once, and reads and writes it exactly as without', () => {
+    let now = 0;
+    const store = new MemoryCounterStore({ idleMs: 100 });
+    Object.assign(store.sessions, { now: () => now });
+    const key = { rule: 'n/R', session: 'x' };
+    store.begin('x', now);
+    store.apply([{ key, action: 'increment_counter' }]); // a session the pin had not found
+    expect(store.read(key).fire_count).toBe(1);
+    store.forgetSession('x'); // forgotten while pinned: gone, and written afresh
+    expect(store.read(key).fire_count).toBe(0);
+    store.apply([{ key, action: 'increment_counter' }]);
+    store.end();
+    expect(store.read(key).fire_count).toBe(1);
+    now = 500; // idle past the bound: begin() finds it expired, as a plain read would
+    store.begin('x', now);
+    expect(store.read(key).fire_count).toBe(0);
+    store.end();
+    expect(store.sessions.expired).toBe(1);
   });
 });
