@@ -10,7 +10,7 @@
  */
 import { formatDouble } from './format-double.js';
 import { Raise } from './raise.js';
-import { hexDigit, paddedLength, sha256HexInPlace, utf8Decode, utf8Encode, utf8EncodeInto } from './sha256.js';
+import { hexDigit, paddedLength, sha256HexOfPrefix, utf8Decode, utf8Encode, utf8EncodeInto } from './sha256.js';
 import { cpCompare } from './strings.js';
 import { describe } from './values.js';
 
@@ -93,8 +93,8 @@ class CanonicalWriter {
     this.pair[0] = tool;
     this.pair[1] = args;
     this.value(this.pair);
-    this.reserve(paddedLength(this.len) - this.len); // sha256HexInPlace pads in place
-    return sha256HexInPlace(this.bytes, this.len);
+    this.reserve(paddedLength(this.len) - this.len); // the JavaScript fallback pads in place
+    return sha256HexOfPrefix(this.bytes, this.len);
   }
 
   json(v: unknown): string {

@@ -227,6 +227,46 @@ const H = new Uint32Array(8);
 /** The 64 hex digits of the digest, as character codes. */
 const DIGITS = new Uint8Array(64);
 
+type NativeHash = (algorithm: 'sha256', data: Uint8Array, encoding: 'hex') => string;
+
+/**
+ * The platform's one-shot SHA-256 (`crypto.hash`, Node ≥ 20.12), found without importing a Node
+ * module — the runtime stays loadable anywhere, and falls back to the code below elsewhere. On
+ * Node it is about four times faster than this file's JavaScript for a tool call's few blocks.
+ */
+function nativeHash(): NativeHash | undefined {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    const crypto = proc?.getBuiltinModule?.('node:crypto') as { hash?: unknown } | undefined;
+    return typeof crypto?.hash === 'function' ? (crypto.hash as NativeHash) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const NATIVE = nativeHash();
+
+/**
+ * Views of the first n bytes of one buffer (the fingerprinter reuses its buffer), by n: a view is
+ * an allocation, and the fingerprint allocates nothing but its result. Short prefixes only.
+ */
+let viewed: Uint8Array | null = null;
+const views: (Uint8Array | undefined)[] = [];
+const VIEWS_MAX = 2048;
+
+/** The lowercase hex SHA-256 of the first `n` bytes of `buf`: the platform's, else `sha256HexInPlace`. */
+export function sha256HexOfPrefix(buf: Uint8Array, n: number): string {
+  if (NATIVE === undefined) return sha256HexInPlace(buf, n);
+  if (n > VIEWS_MAX) return NATIVE('sha256', buf.subarray(0, n), 'hex');
+  if (buf !== viewed) {
+    viewed = buf;
+    views.length = 0;
+  }
+  let view = views[n];
+  if (view === undefined) views[n] = view = buf.subarray(0, n);
+  return NATIVE('sha256', view, 'hex');
+}
+
 /**
  * The lowercase hex SHA-256 of the first `n` bytes of `buf`, which is padded in place and so must
  * hold `paddedLength(n)` bytes. Nothing is allocated but the returned string: this is the end of

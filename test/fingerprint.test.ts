@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { canonicalJson, FINGERPRINT_DOMAIN, toolArgsFingerprint } from '../runtime/fingerprint.js';
 import { formatDouble } from '../runtime/format-double.js';
 import { isRaise } from '../runtime/raise.js';
-import { sha256, sha256HexOfString, toHex, utf8Decode, utf8Encode } from '../runtime/sha256.js';
+import { paddedLength, sha256, sha256HexInPlace, sha256HexOfPrefix, sha256HexOfString, toHex, utf8Decode, utf8Encode } from '../runtime/sha256.js';
 import { propertyConfig, runProperty } from './property/run.js';
 
 const nodeSha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
@@ -60,6 +60,19 @@ describe('sha256', () => {
         expect(toHex(sha256(bytes))).toBe(nodeSha(bytes));
       }),
       { seed: 0x5a256, numRuns: 2000 },
+    );
+  });
+
+  it('[OAR-FACT-28] the platform hash the fingerprint uses and the JavaScript fallback give the same digest of a buffer\'s prefix', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(64), (bytes, slack) => {
+        const buf = new Uint8Array(paddedLength(bytes.length) + slack);
+        buf.set(bytes);
+        const native = sha256HexOfPrefix(buf, bytes.length);
+        expect(sha256HexInPlace(buf, bytes.length)).toBe(native);
+        expect(native).toBe(nodeSha(bytes));
+      }),
+      { seed: 0x5a257, numRuns: 1000 },
     );
   });
 });
