@@ -99,7 +99,7 @@ export class McpProxy {
         d = await this.opts.decide(this.occurrence(this.opts.anchors.pre, call), `tools/call ${name}`);
       } catch (e) {
         // The call cannot be decided: it does not go through undecided ([OAR-PROF-10]).
-        await this.client.send({ jsonrpc: '2.0', id: m.id, result: withheldResult(`oarc could not decide the ${name} call: ${e instanceof Error ? e.message : String(e)}`) } as JSONRPCMessage);
+        await this.client.send({ jsonrpc: '2.0', id: m.id, result: withheldResult(`oarc could not decide the ${name} call: ${e instanceof Error ? e.message : String(e)}`, 'call') } as JSONRPCMessage);
         return;
       }
       if (d.decision === 'block') {

@@ -62,8 +62,8 @@ export function blockedResult(d: Decided, where: 'call' | 'result'): ToolResult 
 }
 
 /** A failure to deliver a transform faithfully: the proxy withholds rather than leak ([OAR-PROF-10]). */
-export function withheldResult(reason: string): ToolResult {
-  return { content: [{ type: 'text', text: `[oarc] Tool result withheld: ${reason}` }], isError: true };
+export function withheldResult(reason: string, what: 'call' | 'result' = 'result'): ToolResult {
+  return { content: [{ type: 'text', text: `[oarc] ${what === 'call' ? 'Tool call refused' : 'Tool result withheld'}: ${reason}` }], isError: true };
 }
 
 /**
