@@ -153,8 +153,12 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        // As a client closing a stdio server does: end its stdin, and relay what it still answers
+        // until it exits (the SDK's close: SIGTERM after 2 s, SIGKILL after 2 more); then stop.
         await proxy.settled();
-        await Promise.allSettled([server.close(), client.close()]);
+        await server.close().catch(() => undefined);
+        await proxy.settled();
+        await client.close().catch(() => undefined);
         await cleanup();
       })());
     void closed.then(close);

@@ -46,7 +46,8 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<numbe
     });
   } catch (e) {
     if (e instanceof McpStartError && e.message === 'the pack did not load (see above)') return EXIT_INPUT;
-    if (e instanceof McpStartError || e instanceof SdkMissingError) throw new InputError(`oarc mcp: ${e.message}`);
+    if (e instanceof SdkMissingError) throw new InputError(e.message);
+    if (e instanceof McpStartError) throw new InputError(`oarc mcp: ${e.message}`);
     // A Redis that does not answer, a decision log that cannot be opened: the operator's to fix.
     throw new InputError(`oarc mcp: ${oneLine(e).replace(/^oarc: /, '')}`);
   }

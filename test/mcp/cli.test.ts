@@ -6,9 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
-import { CLI, EX, FS_SERVER, PACK } from './support.js';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { CLI, EX, FS_SERVER, PACK, sandbox } from './support.js';
 
-const oarc = (args: string[]) => spawnSync(process.execPath, [CLI, 'mcp', ...args], { encoding: 'utf8', timeout: 30_000, input: '', env: { ...process.env, NO_COLOR: '1' } });
+const oarc = (args: string[], input = '') => spawnSync(process.execPath, [CLI, 'mcp', ...args], { encoding: 'utf8', timeout: 30_000, input, env: { ...process.env, NO_COLOR: '1' } });
 
 beforeAll(() => ensureBuilt(['bin', 'compiler', 'runtime', 'packtest', 'serve', 'mcp', 'injection']));
 
@@ -60,5 +61,27 @@ describe('oarc mcp', () => {
     const r = oarc([...PACK, '--fact', 'oarc.mcp.workspace=/w/', '--', process.execPath, FS_SERVER, '/tmp']);
     expect(r.stderr).toContain('loaded revision');
     expect(r.status).toBe(0);
+  });
+
+  it('answers what a client sent before closing its end, then exits 0 (raw JSON-RPC lines on stdio)', () => {
+    const box = sandbox();
+    try {
+      writeFileSync(join(box.workspace, 'a.txt'), 'token sk-abcdefghijklmnopqrstuvwxyz\n');
+      const lines = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write_file', arguments: { path: join(box.root, 'evil.txt'), content: 'x' } } },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(box.workspace, 'a.txt') } } },
+      ];
+      const r = oarc([...PACK, '--fact', `oarc.mcp.workspace=${box.workspace}/`, '--', process.execPath, FS_SERVER, box.root], lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      expect(r.status, r.stderr).toBe(0);
+      const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: { content: { text: string }[]; isError?: boolean } });
+      expect(out.map((m) => m.id).sort()).toEqual([1, 2, 3]);
+      expect(out.find((m) => m.id === 2)?.result.isError).toBe(true);
+      expect(out.find((m) => m.id === 3)?.result.content[0]?.text).toBe('token [REDACTED SECRET]\n');
+      expect(existsSync(join(box.root, 'evil.txt'))).toBe(false);
+    } finally {
+      rmSync(box.root, { recursive: true, force: true });
+    }
   });
 });
