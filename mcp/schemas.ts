@@ -30,7 +30,7 @@ export interface SchemaProblem {
 
 const ARG_FUNCTIONS = new Set(['tool_arg_string', 'tool_arg_int', 'tool_arg_bool']);
 
-/** The argument names a condition reads: `tool_arg_*("x")`, `"x" in tool_args`, `tool_args["x"]`. */
+/** The argument names a condition reads: `tool_arg_*("x")` and `"x" in tool_args` (a map's members cannot be indexed). */
 export function argReads(e: Expr | undefined, out: { name: string; via: string }[] = []): { name: string; via: string }[] {
   if (e === undefined) return out;
   switch (e.type) {
@@ -44,7 +44,6 @@ export function argReads(e: Expr | undefined, out: { name: string; via: string }
       argReads(e.right, out);
       break;
     case 'index':
-      if (e.object.type === 'ident' && e.object.name === 'tool_args' && e.index.type === 'string') out.push({ name: e.index.value, via: `tool_args["${e.index.value}"]` });
       argReads(e.object, out);
       argReads(e.index, out);
       break;
