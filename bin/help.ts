@@ -20,6 +20,7 @@ Commands:
   fmt          lay rule documents out canonically; --check for CI, --write to fix
   corpus       check a prompt-injection corpus; measure detector://injection-corpus on a labeled set
   serve        serve decisions over HTTP (a REST API, reload, health, metrics, decision log)
+  mcp          put a pack in front of an MCP server: decide every tools/call and its result
   conformance  run conformance fixtures (the corpus, or your own) through oarc
   bench        run oarc's own benchmarks (from a clone of the repository)
 
@@ -367,6 +368,53 @@ Example:
 Exit status:
   0   stopped by SIGTERM or SIGINT
   1   the pack did not load (without --watch), the port is taken, Redis did not answer
+  2   usage error
+  70  internal error in oarc
+`,
+  mcp: `Usage: oarc mcp <bundle.mjs | rules…> [--capability <file>] [options] -- <server command…>
+
+Enforce a rule pack on the tool calls of any MCP server. Speaks MCP over stdio to the client
+and starts the server (the command after --) as a child over stdio; every message passes
+through untouched except tools/call and its result:
+  the call      decided at tool.pre_invoke (tool name, arguments; the MCP session, a new one
+                at each initialize). A block answers with a tool error result (isError: true)
+                carrying the rule's copy, and the server never sees the call. A nudge or warn
+                forwards it and appends one text item per advisory, "[oarc] Nudge from rule
+                …", to the result's content, where the client's model reads it.
+  the result    decided at tool.post_invoke, then model.tool_result (those the capability
+                maps) with the result's text items joined by newlines as content. A block
+                withholds it (a tool error result instead); a transform delivers the
+                transformed text (and rewrites structuredContent carrying the same text, or
+                withholds a result it cannot transform faithfully).
+stdout is the protocol: logs go to stderr, "oarc mcp: …". The SDK, @modelcontextprotocol/sdk,
+is an optional peer dependency: npm install @modelcontextprotocol/sdk.
+
+Options:
+      --capability <file>   the capability document (required with rule documents)
+      --config <file>       an operator configuration document; repeatable (rule documents only)
+      --detectors <module>  detector implementations, as for oarc eval
+      --injection-corpus <file>
+                            register detector://injection-corpus over this JSONL corpus
+      --fact <name=value>   a host fact of the capability every occurrence carries: the text
+                            for a string fact, JSON for any other type; repeatable
+      --redis <url>         keep counters in Redis (needs ioredis), shared by several proxies
+      --redis-prefix <p>    the Redis key prefix (default oar:)
+      --decision-log <f|->  append one JSON line per decision (the oarc serve format) to a
+                            file, or - for stderr
+      --verbose             each decision and its trace on stderr, in words
+      --check-schemas       at start-up, list the server's tools (from a second instance of
+                            it) and report rules whose selectors or tool_arg_* reads name tools
+                            or arguments the tools' inputSchemas lack, with the nearest name
+  -h, --help                show this help
+
+Example:
+  oarc mcp examples/mcp/rules.yaml --capability examples/mcp/capability.yaml \\
+    --detectors examples/mcp/detectors.mjs --fact oarc.mcp.workspace=/tmp/demo/workspace/ \\
+    -- node node_modules/@modelcontextprotocol/server-filesystem/dist/index.js /tmp/demo
+
+Exit status:
+  0   the client closed the connection, or SIGTERM / SIGINT
+  1   the pack did not load, the server could not start or exited, the SDK is missing
   2   usage error
   70  internal error in oarc
 `,

@@ -30,7 +30,7 @@ const OPTIONS = {
 
 const BUNDLE_FILE = /\.(mjs|js)$/i;
 
-function packSource(positionals: string[], capability: string | undefined, configs: string[], detectors: string | undefined, corpus: string[]): PackSource {
+export function packSource(positionals: string[], capability: string | undefined, configs: string[], detectors: string | undefined, corpus: string[]): PackSource {
   if (positionals.length === 0) throw new UsageError('no bundle or rule files given');
   const d = { ...(detectors === undefined ? {} : { detectors }), ...(corpus.length === 0 ? {} : { injectionCorpus: corpus }) };
   if (positionals.length === 1 && BUNDLE_FILE.test(positionals[0] as string)) {

@@ -64,6 +64,7 @@ describe('the tarball', () => {
       'dist/format/index.js', 'dist/format/yaml.js', 'dist/watch/index.js',
       'dist/bin/commands/corpus.js', 'dist/injection/index.js', 'dist/injection/index.d.ts', 'injection/corpus/seed-v1.jsonl',
       'dist/bin/commands/serve.js', 'dist/serve/index.js', 'dist/serve/http.js', 'dist/serve/service.js', 'dist/serve/store.js',
+      'dist/bin/commands/mcp.js', 'dist/mcp/index.js', 'dist/mcp/proxy.js',
     ]) expect(paths()).toContain(p);
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the oarc authors\n/);
   });
@@ -111,6 +112,13 @@ describe('npm install --omit=dev of the tarball', () => {
     expect(installed.sort()).toEqual([...expected].sort());
     expect(installed).not.toContain('ioredis');
     expect(installed).not.toContain('tinybench');
+    expect(installed).not.toContain('@modelcontextprotocol/sdk');
+  });
+
+  it('oarc mcp without the optional MCP SDK says how to install it', () => {
+    const r = oarc('mcp', join(GW, 'rules.yaml'), '--capability', join(GW, 'capability.yaml'), '--', process.execPath, '-e', '');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('oarc mcp needs @modelcontextprotocol/sdk, an optional peer dependency of oarc that is not installed: run `npm install @modelcontextprotocol/sdk`');
   });
 
   it('a host imports a compiled bundle and oarc/runtime, and decides', () => {

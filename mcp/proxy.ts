@@ -1,0 +1,162 @@
+/**
+ * The proxy proper: JSON-RPC messages forwarded between the client's transport and the server's,
+ * unchanged — requests, responses, notifications, cancellation and progress alike, ids untouched,
+ * since the proxy originates no request of its own — except `tools/call` requests and their
+ * responses, which the pack decides:
+ *
+ * - the call at `tool.pre_invoke`: a block answers the client with a tool error result carrying
+ *   the rule's copy and the call never reaches the server ([OAR-PROF-10]); nudge and warn forward
+ *   it and their advisories are appended to its result ([OAR-EVAL-20]);
+ * - the result at `tool.post_invoke` and then `model.tool_result` (each the capability maps): a
+ *   block withholds it, a transform delivers the transformed text ([OAR-OPS-16]).
+ *
+ * Each direction is handled in arrival order, one message after the other, so a decision that
+ * awaits a shared counter store never lets a later message (a cancellation, say) overtake it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Occurrence } from '../runtime/index.js';
+import { advisoryItems, blockedResult, resultText, withAdvisories, withText, withheldResult, type ContentItem, type Decided, type ToolResult } from './result.js';
+
+export interface Anchors {
+  /** The host-local anchor of `tool.pre_invoke`, when the capability maps it. */
+  pre?: string;
+  /** The host-local anchors of `tool.post_invoke` and `model.tool_result`, in that order, each once. */
+  results: string[];
+}
+
+/** Decides one occurrence; `what` says where it came from, for the human log. */
+export type DecideFn = (occ: Occurrence, what: string) => Promise<Decided & { content?: string }>;
+
+export interface ProxyOptions {
+  anchors: Anchors;
+  decide: DecideFn;
+  /** Host facts every occurrence carries (`--fact`). */
+  facts: Readonly<Record<string, unknown>>;
+  /** A problem the proxy met (a message it could not handle): one line for stderr. */
+  say: (line: string) => void;
+}
+
+interface PendingCall {
+  name: string;
+  args: Record<string, unknown>;
+  session: string;
+  advisories: ContentItem[];
+}
+
+type Message = JSONRPCMessage & { id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+
+const idKey = (id: string | number) => `${typeof id}:${String(id)}`;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export class McpProxy {
+  /** The MCP session: a new one at each `initialize` the client sends. */
+  private session = randomUUID();
+  private readonly pending = new Map<string, PendingCall>();
+  private fromClientQueue: Promise<void> = Promise.resolve();
+  private fromServerQueue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly client: Transport,
+    private readonly server: Transport,
+    private readonly opts: ProxyOptions,
+  ) {
+    client.onmessage = (m) => {
+      this.fromClientQueue = this.fromClientQueue.then(() => this.fromClient(m as Message)).catch((e: unknown) => this.fault('client', e));
+    };
+    server.onmessage = (m) => {
+      this.fromServerQueue = this.fromServerQueue.then(() => this.fromServer(m as Message)).catch((e: unknown) => this.fault('server', e));
+    };
+  }
+
+  /** Resolves once every message received so far has been handled. */
+  async settled(): Promise<void> {
+    await Promise.all([this.fromClientQueue, this.fromServerQueue]);
+  }
+
+  private fault(side: string, e: unknown): void {
+    this.opts.say(`a message from the ${side} could not be handled: ${e instanceof Error ? e.message : String(e)}`);
+  }
+
+  private async fromClient(m: Message): Promise<void> {
+    if (m.method === 'initialize' && m.id !== undefined) this.session = randomUUID();
+    if (m.method !== 'tools/call' || m.id === undefined || !isObject(m.params) || typeof m.params.name !== 'string') {
+      // Not a tool call, or one the server itself will reject as malformed: not the pack's to decide.
+      await this.server.send(m);
+      return;
+    }
+    const args = m.params.arguments === undefined ? {} : m.params.arguments;
+    if (!isObject(args)) {
+      await this.server.send(m);
+      return;
+    }
+    const name = m.params.name;
+    const call: PendingCall = { name, args, session: this.session, advisories: [] };
+    if (this.opts.anchors.pre !== undefined) {
+      let d;
+      try {
+        d = await this.opts.decide(this.occurrence(this.opts.anchors.pre, call), `tools/call ${name}`);
+      } catch (e) {
+        // The call cannot be decided: it does not go through undecided ([OAR-PROF-10]).
+        await this.client.send({ jsonrpc: '2.0', id: m.id, result: withheldResult(`oarc could not decide the ${name} call: ${e instanceof Error ? e.message : String(e)}`, 'call') } as JSONRPCMessage);
+        return;
+      }
+      if (d.decision === 'block') {
+        // [OAR-PROF-10] a pre-invocation block prevents the operation: the server never sees it.
+        await this.client.send({ jsonrpc: '2.0', id: m.id, result: blockedResult(d, 'call') } as JSONRPCMessage);
+        return;
+      }
+      call.advisories = advisoryItems(d);
+    }
+    this.pending.set(idKey(m.id), call);
+    await this.server.send(m);
+  }
+
+  private async fromServer(m: Message): Promise<void> {
+    const call = m.id === undefined || m.method !== undefined ? undefined : this.pending.get(idKey(m.id));
+    if (call === undefined) {
+      await this.client.send(m);
+      return;
+    }
+    this.pending.delete(idKey(m.id as string | number));
+    if (!isObject(m.result)) {
+      // A JSON-RPC error carries no content to decide, and no place for advisories.
+      await this.client.send(m);
+      return;
+    }
+    let result: ToolResult;
+    try {
+      result = await this.afterCall(call, m.result as ToolResult);
+    } catch (e) {
+      result = withheldResult(`oarc could not decide the ${call.name} result: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    await this.client.send(result === m.result ? m : ({ ...m, result } as JSONRPCMessage));
+  }
+
+  /** The result the client receives: the server's own object when nothing changes it. */
+  private async afterCall(call: PendingCall, result: ToolResult): Promise<ToolResult> {
+    const original = resultText(result);
+    let text = original;
+    const advisories = [...call.advisories];
+    for (const anchor of this.opts.anchors.results) {
+      const d = await this.opts.decide({ ...this.occurrence(anchor, call), content: text }, `result of ${call.name}`);
+      // [OAR-PROF-10] a post-invocation block withholds the content (the tool has run; nothing is undone).
+      if (d.decision === 'block') return withAdvisories(blockedResult(d, 'result'), advisories);
+      // [OAR-OPS-16] the content after this anchor's transforms is what the next anchor, and the model, read.
+      if (d.decision === 'transform' && d.content !== undefined) text = d.content;
+      advisories.push(...advisoryItems(d));
+    }
+    let out = result;
+    if (text !== original) {
+      const r = withText(result, original, text);
+      if ('unfaithful' in r) return withAdvisories(withheldResult(`a rule transformed the ${call.name} result, but ${r.unfaithful}`), advisories);
+      out = r;
+    }
+    return withAdvisories(out, advisories);
+  }
+
+  private occurrence(anchor: string, call: PendingCall): Occurrence {
+    return { anchor, session: call.session, toolCall: { name: call.name, arguments: call.args }, facts: this.opts.facts };
+  }
+}
