@@ -738,6 +738,9 @@ export class RedisCounterStore implements VersionedCounterStore {
   /** Close the connection. Doubtful writes not yet resolved stay unresolved: await `settled()` first. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await this.redis.quit().catch(() => {});
+    // QUIT ends the data connection only: with Sentinel, the connections watching for a failover
+    // (+switch-master) stay open, reconnecting forever, until the client is disconnected as well.
+    this.redis.disconnect();
   }
 }
