@@ -302,6 +302,10 @@ function connect(target: RedisTarget, timeout: number, opts: RedisCounterStoreOp
       // Listen for +switch-master, so a primary that stopped answering (but kept its connections)
       // is left for the promoted one at once, not when a timeout finally closes the connection.
       failoverDetector: true,
+      // A primary that was demoted under the connection (it answered again after the Sentinels
+      // had promoted another) refuses writes with READONLY: reconnect, asking the Sentinels anew.
+      // 1: reconnect without re-sending the command (a doubtful write is resolved instead).
+      reconnectOnError: (e: Error) => (e.message.startsWith('READONLY') ? 1 : false),
       sentinelCommandTimeout: timeout,
       retryStrategy: (n: number) => Math.min(50 * n, 1000),
       ...opts.options,
@@ -712,7 +716,8 @@ export class RedisCounterStore implements VersionedCounterStore {
         if (this.redis.status === 'ready') {
           try {
             for (const [id, w] of this.doubtful) {
-              const undone = await this.redis.eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl);
+              const undone = await this.resolveOne(id, w);
+              if (undone === undefined) throw new Error('not replicated yet');
               if (undone === 1) this.resolutions.undone++;
               else this.resolutions.fenced++;
               this.doubtful.delete(id);
@@ -733,6 +738,22 @@ export class RedisCounterStore implements VersionedCounterStore {
         for (const w of waiters) w();
       }
     }
+  }
+
+  /**
+   * One resolution; with `waitReplicas`, followed by WAIT on the same connection. An undo (or a
+   * fence) is a write too, and a failover can lose it like any other: it counts as done only once
+   * enough replicas hold it — else undefined, and it is sent again later (the script is
+   * idempotent, so a primary that already has it answers the same, and one promoted without it
+   * undoes or fences afresh).
+   */
+  private async resolveOne(id: number, w: Doubtful): Promise<number | undefined> {
+    if (this.waitReplicas === 0) return Number(await this.redis.eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl));
+    const out = await this.redis.pipeline().eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl).wait(this.waitReplicas, this.waitTimeout).exec();
+    const [err, reply] = out?.[0] ?? [new Error('oarc: the resolution pipeline returned nothing'), null];
+    if (err) throw err;
+    const [waitErr, replicas] = out?.[1] ?? [null, -1];
+    return waitErr || Number(replicas) < this.waitReplicas ? undefined : Number(reply);
   }
 
   /** Close the connection. Doubtful writes not yet resolved stay unresolved: await `settled()` first. */

@@ -149,9 +149,17 @@ describeTopology('a real Redis Cluster (3 primaries, 3 replicas)', () => {
 
   describe('two processes deciding against the cluster', () => {
     it('concurrent identical calls of one session, split across two processes, escalate exactly as sequential calls', async () => {
-      const prefix = uniquePrefix('procs');
+      // On a loaded machine one process may finish before the other starts, and then nothing
+      // races: run again (fresh keys) until the version check has turned writes back, 4 times at most.
+      let conflicts = 0;
+      for (let attempt = 0; attempt < 4 && conflicts === 0; attempt++) conflicts = await race();
+      expect(conflicts).toBeGreaterThan(0);
+    });
+
+    async function race(): Promise<number> {
       const pair = [new Replica(), new Replica()] as const;
       replicas.push(...pair);
+      const prefix = uniquePrefix('procs');
       await Promise.all(pair.map((r) => r.init(c.url, prefix)));
       // 40 sessions (spread over the three primaries), 10 identical calls each, split evenly
       // between the processes and all in flight at once ([OAR-FIRE-6], [OAR-FIRE-11]).
@@ -174,9 +182,9 @@ describeTopology('a real Redis Cluster (3 primaries, 3 replicas)', () => {
       // The sessions really were spread over every primary, and the processes did race.
       const owners = new Set(await Promise.all(sessions.map((s) => c.primaryOf(keySlot(Buffer.from(s).toString('hex'))))));
       expect(owners.size).toBe(3);
-      expect(ra.conflicts + rb.conflicts).toBeGreaterThan(0);
       console.log(`cluster, two processes: ${ra.count + rb.count} concurrent same-session decisions over ${sessions.length} sessions, ${ra.conflicts + rb.conflicts} version conflicts re-evaluated, every session escalated none, nudge, block × 8`);
-    });
+      return ra.conflicts + rb.conflicts;
+    }
 
     it('10 identical calls in Promise.all in one process decide none, nudge, block × 8', async () => {
       const engine = engineFor(await newStore(uniquePrefix('inproc')));
