@@ -257,6 +257,44 @@ describeTopology('a real Redis Cluster (3 primaries, 3 replicas)', () => {
     expect(after.decisions).toBeGreaterThan(0);
   });
 
+  it("a shard that lost the store's keys is a detected loss, in the slot's own epoch, for running and new stores alike", async () => {
+    const prefix = uniquePrefix('loss');
+    const a = await newStore(prefix);
+    const engine = engineFor(a);
+    const sessions = Array.from({ length: 12 }, (_, i) => `l${i}`);
+    for (const session of sessions) expect((await engine.decideAsync(call('count', {}, session))).applied.some((t) => t.outcome === 'errored')).toBe(false);
+    const victim = sessions[0] as string;
+    const shard = await c.primaryOf(a.sessionSlot(victim));
+    // The shard loses every key of this deployment (as a primary restarted empty would).
+    const node = new Redis({ host: '127.0.0.1', port: shard });
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = String(next);
+        for (const k of keys) await node.del(k); // one by one: they are in many slots
+      } while (cursor !== '0');
+    } finally {
+      node.disconnect();
+    }
+    const lost = await engine.decideAsync(call('count', {}, victim));
+    expect(lost.decision).toBe('block'); // TOTAL is fail_closed ([OAR-FIRE-9])
+    expect(a.dataLoss?.slot).toBe(a.sessionSlot(victim));
+    expect(a.dataLoss?.found.id).toBeNull();
+    // A store that starts now finds the slot marked in the root record but without its epoch — or,
+    // when the root record itself was on the lost shard, every other slot's epoch under another id.
+    const b = await newStore(prefix);
+    const eb = engineFor(b);
+    for (const session of sessions) await eb.decideAsync(call('count', {}, session));
+    expect(b.dataLoss).toBeDefined();
+    expect((await eb.decideAsync(call('count', {}, victim))).decision).toBe('block');
+    // An operator acknowledges: counting resumes from what the shard holds (nothing).
+    await a.acknowledgeDataLoss();
+    const again = await engine.decideAsync(call('count', {}, victim));
+    expect(again.applied.some((t) => t.outcome === 'errored')).toBe(false);
+    expect(again.counters['t/TOTAL']).toEqual({ fire_count: 1, breaker_count: 0 });
+  });
+
   /**
    * A primary's failover, then its return as a replica. With `waitReplicas: 1` a decision reports
    * an increment applied only once a replica holds it, so the promoted replica has every one; while
