@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { compileToBundle, formatDiagnostic, loadPackFiles } from '../compiler/index.js';
 import { packageRoot } from '../examples/root.js';
 import { secretScanner } from '../examples/secret-scanner.js';
+import { SEED_CORPUS, corpusDetector, factNames } from '../injection/detector.js';
 import type { AsyncCounterStore } from '../runtime/async-counters.js';
 import { MemoryCounterStore, type CounterKey, type CounterOp, type CounterValues } from '../runtime/counters.js';
 import { createEngine, type Bundle, type Engine, type Occurrence } from '../runtime/index.js';
@@ -160,7 +161,8 @@ function loadGateway(): Bundle {
   return compileToBundle(r.pack, 'compiled');
 }
 
-const DETECTORS = { 'detector://secret-scanner': secretScanner };
+// The gateway pack's detectors, as examples/gateway/detectors.mjs registers them.
+const DETECTORS = { 'detector://secret-scanner': secretScanner, 'detector://injection-corpus': corpusDetector([{ path: SEED_CORPUS }], factNames('acme.gateway')) };
 const TOOLS = ['read', 'write', 'bash', 'search'];
 
 /** Round `round`'s stream: fresh sessions, each tool call made three times. */

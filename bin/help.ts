@@ -1,4 +1,5 @@
 /** The help texts: `oarc --help` and `oarc <command> --help`. */
+import { REDIS_HELP } from './redis-options.js';
 
 const EXIT = `Exit status:
   0   success
@@ -345,9 +346,7 @@ Options:
       --host <address>      the address to bind (default 127.0.0.1; TLS is the proxy's job)
       --port <n>            the port (default 8181; 0 picks a free one, named in the log)
       --watch               reload whenever an input file changes
-      --redis <url>         keep counters and activity windows in Redis (oarc/redis; needs
-                            ioredis installed), so replicas decide as one
-      --redis-prefix <p>    the Redis key prefix (default oar:)
+${REDIS_HELP}
       --decision-log <f|->  append one JSON line per decision to a file, or - for stdout
       --log-mask <path>     mask a member of the logged occurrence, as a JSON Pointer where
                             * matches every member: /tool_call/arguments/token; repeatable

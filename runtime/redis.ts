@@ -38,9 +38,11 @@
  *   increment is applied twice. `settled()` waits for that.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import type { SharedStep, VersionedCounterStore, VersionedRead } from './async-counters.js';
 import { counterName, type CounterKey, type CounterOp, type CounterValues } from './counters.js';
+import { parseRedisTarget, type RedisTarget } from './redis-target.js';
+import { keySlot, tagForSlot } from './redis-slots.js';
 import { utf8Decode, utf8Encode } from './sha256.js';
 
 /**
@@ -59,13 +61,33 @@ async function importClient(): Promise<typeof import('ioredis')> {
   }
 }
 
-const { Redis: RedisClient } = await importClient();
+const { Redis: RedisClient, Cluster: ClusterClient } = await importClient();
+
+export { parseRedisTarget, type RedisTarget } from './redis-target.js';
 
 export interface RedisCounterStoreOptions {
-  /** An ioredis client, or options/URL to create one with fail-fast settings. */
-  redis?: Redis;
+  /**
+   * An ioredis client (`Redis`, for one server or a Sentinel-managed primary, or `Cluster`), or
+   * where to connect — `target`, or `url` in any form `parseRedisTarget` reads (`redis://…`,
+   * `redis+cluster://h1:p1,h2:p2`, `redis+sentinel://s1:p1,s2:p2/mastername`) — to create one with
+   * fail-fast settings.
+   */
+  redis?: Redis | Cluster;
   url?: string;
+  target?: RedisTarget;
+  /** ioredis options merged over the fail-fast ones (for a cluster: each node's connection options). */
   options?: RedisOptions;
+  /** Cluster options merged over the fail-fast ones (a `redis+cluster` target only). */
+  clusterOptions?: ClusterOptions;
+  /**
+   * After each write, `WAIT replicas waitTimeoutMs`: a write that fewer replicas acknowledged in
+   * time is reported failed (the rules take `on_error`) and undone, so a failover that promotes
+   * an acknowledging replica loses no increment a decision reported applied. 0 (default) does not
+   * wait: replication is asynchronous and a failover can lose the last acknowledged writes.
+   */
+  waitReplicas?: number;
+  /** How long WAIT waits, in milliseconds; default 100, and below `timeoutMs`. */
+  waitTimeoutMs?: number;
   /** Key prefix; default `oar:`. It must not contain `{` or `}` (the hash tag is the session). */
   prefix?: string;
   /** Idle sessions' counters expire after this many seconds; 0 keeps them. Default 86,400. */
@@ -196,6 +218,23 @@ return 1
 `;
 
 const OFFLINE = "Stream isn't writeable";
+/** What an ioredis Cluster says when it cannot route a command at all (nothing was sent). */
+const CLUSTER_OFFLINE = "Cluster isn't ready";
+
+/**
+ * On a cluster, the first time a store meets a hash slot it learns the slot's epoch record
+ * (`<prefix>{epoch-<n>}epoch`, a key of that slot). KEYS: that record. ARGV: the store's epoch id,
+ * then '0' (the slot has been initialised before, by the root's account: a missing record is a
+ * loss), '1' (never initialised: create it), or '2' (an operator acknowledged a loss: create it,
+ * or take the epoch id over). Returns {id or '', seq}.
+ */
+const ADOPT_SLOT = `
+local id = redis.call('HGET', KEYS[1], 'id')
+if id and (id == ARGV[1] or ARGV[2] ~= '2') then return {id, redis.call('HGET', KEYS[1], 'seq') or '0'} end
+if ARGV[2] == '0' then return {'', '0'} end
+redis.call('HSET', KEYS[1], 'id', ARGV[1])
+return {ARGV[1], redis.call('HGET', KEYS[1], 'seq') or '0'}
+`;
 
 /** The WTF-8 bytes of a string: UTF-8, with a lone surrogate encoded as its own code point. */
 function wtf8(s: string): Buffer {
@@ -222,13 +261,76 @@ function sleep(ms: number): Promise<void> {
 
 function lossMessage(l: DataLoss): string {
   const found = l.found.id === null ? 'no epoch (the server restarted empty or was flushed)' : l.found.id !== l.expected.id ? `epoch ${l.found.id}` : `write sequence ${l.found.seq}, below the ${l.expected.seq} already acknowledged (older data was restored)`;
-  return `the counter store lost data: it held epoch ${l.expected.id} and now holds ${found}; counters stay unavailable until an operator calls acknowledgeDataLoss()`;
+  const where = l.slot === undefined ? '' : ` in cluster hash slot ${l.slot}`;
+  return `the counter store lost data${where}: it held epoch ${l.expected.id} and now holds ${found}; counters stay unavailable until an operator calls acknowledgeDataLoss()`;
 }
 
 /** Did the command certainly not run? Never sent, or answered with an error by the server. */
 function certainlyNotApplied(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
-  return e.name === 'ReplyError' || e.message.startsWith(OFFLINE);
+  return e.name === 'ReplyError' || e.message.startsWith(OFFLINE) || e.message.startsWith(CLUSTER_OFFLINE);
+}
+
+/** A write that applied on the primary but reached fewer replicas than `waitReplicas` in time. */
+export class UnreplicatedWrite extends Error {
+  override readonly name = 'UnreplicatedWrite';
+}
+
+/** Create the client a target names, with the store's fail-fast settings. */
+function connect(target: RedisTarget, timeout: number, opts: RedisCounterStoreOptions): Redis | Cluster {
+  // No offline queue, no retry, no re-send: a command either reaches the server now or fails at
+  // once, and the engine routes the rules that needed it to on_error ([OAR-FIRE-9]).
+  const failFast: RedisOptions = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: timeout,
+    connectTimeout: timeout,
+    lazyConnect: false,
+  };
+  if (target.kind === 'server') return new RedisClient(target.url, { ...failFast, ...opts.options });
+  const auth = { ...(target.username === undefined ? {} : { username: target.username }), ...(target.password === undefined ? {} : { password: target.password }), ...(target.tls ? { tls: {} } : {}) };
+  if (target.kind === 'sentinel') {
+    return new RedisClient({
+      ...failFast,
+      ...auth,
+      sentinels: target.sentinels,
+      name: target.name,
+      role: 'master',
+      ...(target.sentinelPassword === undefined ? {} : { sentinelPassword: target.sentinelPassword }),
+      ...(target.db === undefined ? {} : { db: target.db }),
+      // Listen for +switch-master, so a primary that stopped answering (but kept its connections)
+      // is left for the promoted one at once, not when a timeout finally closes the connection.
+      failoverDetector: true,
+      // A primary that was demoted under the connection (it answered again after the Sentinels
+      // had promoted another) refuses writes with READONLY: reconnect, asking the Sentinels anew.
+      // 1: reconnect without re-sending the command (a doubtful write is resolved instead).
+      reconnectOnError: (e: Error) => (e.message.startsWith('READONLY') ? 1 : false),
+      sentinelCommandTimeout: timeout,
+      retryStrategy: (n: number) => Math.min(50 * n, 1000),
+      ...opts.options,
+    });
+  }
+  const { enableOfflineQueue: _q, lazyConnect: _l, ...nodeFailFast } = failFast;
+  return new ClusterClient(target.nodes, {
+    enableOfflineQueue: false,
+    // Every command to the slot's primary: a replica's copy may be behind, and the version check
+    // must see the latest write ([OAR-FIRE-6]).
+    scaleReads: 'master',
+    maxRedirections: 16,
+    // A MOVED / ASK / TRYAGAIN reply means the command did not run, so following it is safe (the
+    // client does, up to maxRedirections). A command whose connection closed may have run: it is
+    // never re-sent (0 turns that retry off), and the store resolves it as a doubtful write.
+    retryDelayOnFailover: 0,
+    retryDelayOnClusterDown: 0,
+    retryDelayOnTryAgain: 20,
+    retryDelayOnMoved: 0,
+    slotsRefreshTimeout: Math.max(timeout, 1000),
+    slotsRefreshInterval: 2000,
+    clusterRetryStrategy: (n: number) => Math.min(100 * n, 1000),
+    ...opts.clusterOptions,
+    redisOptions: { ...nodeFailFast, ...auth, ...opts.options, ...opts.clusterOptions?.redisOptions },
+  });
 }
 
 interface Doubtful {
@@ -240,23 +342,33 @@ export interface DataLoss {
   readonly expected: { id: string; seq: number };
   readonly found: { id: string | null; seq: number };
   readonly at: Date;
+  /** On a cluster, the hash slot whose epoch showed the loss (each slot keeps its own sequence). */
+  readonly slot?: number;
 }
 
 export class RedisCounterStore implements VersionedCounterStore {
-  readonly redis: Redis;
+  /** The client: an ioredis `Redis` (one server, or a Sentinel-managed primary) or `Cluster`. */
+  readonly redis: Redis | Cluster;
   /** This store's id in write records; one per store instance (one per replica process). */
   readonly id = randomBytes(6).toString('hex');
+  /** On a cluster, each hash slot keeps its own epoch record (see `adoptSlot`). */
+  readonly clustered: boolean;
   private readonly prefix: string;
   private readonly prefixBytes: Buffer;
+  /** One server: the epoch. A cluster: the root record (the epoch id, and which slots have one). */
   private readonly epochKey: Buffer;
   private readonly ttl: number;
   private readonly markerTtl: number;
+  private readonly waitReplicas: number;
+  private readonly waitTimeout: number;
   /** Network round trips made: one per non-empty read batch, one per non-empty write batch. */
   roundTrips = 0;
   /** Doubtful writes resolved so far: `undone` had run and were reverted, `fenced` had not. */
   readonly resolutions = { undone: 0, fenced: 0 };
   /** Writes the version check turned back because another writer moved the session first. */
   conflicts = 0;
+  /** Writes that fewer than `waitReplicas` replicas acknowledged in time (reported failed, undone). */
+  unreplicated = 0;
   /** Sessions' activity windows live in Redis, so every replica's `flow` rules see one window. */
   readonly sharesActivity: boolean;
   /** The last connection error the client reported (they are not printed). */
@@ -268,26 +380,30 @@ export class RedisCounterStore implements VersionedCounterStore {
   private resolving = false;
   private closed = false;
   private waiters: (() => void)[] = [];
-  /** The epoch id this store adopted, and the highest write sequence it has seen acknowledged. */
+  /** The epoch id this store adopted, and per slot (0 on one server) the highest write sequence it has seen acknowledged. */
   private epoch: string | undefined;
-  private highest = 0;
+  private readonly highest = new Map<number, number>();
+  /** Cluster: the slots whose epoch record this store has checked, and those being checked. */
+  private readonly adopted = new Set<number>();
+  private readonly adoptingSlots = new Map<number, Promise<void>>();
+  /** Cluster: slots whose record an acknowledged loss lets this store recreate or take over. */
+  private forced = new Set<number>();
   private lost: DataLoss | undefined;
   private adopting: Promise<void> | undefined;
 
   constructor(opts: RedisCounterStoreOptions = {}) {
     const timeout = opts.timeoutMs ?? 500;
-    this.redis = opts.redis ?? new RedisClient(opts.url ?? 'redis://127.0.0.1:6379', {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      commandTimeout: timeout,
-      connectTimeout: timeout,
-      lazyConnect: false,
-      ...opts.options,
-    });
+    this.waitReplicas = opts.waitReplicas ?? 0;
+    this.waitTimeout = opts.waitTimeoutMs ?? 100;
+    if (!Number.isInteger(this.waitReplicas) || this.waitReplicas < 0) throw new Error(`oarc: waitReplicas must be a whole number of replicas, not ${this.waitReplicas}`);
+    if (this.waitReplicas > 0 && !(this.waitTimeout > 0 && this.waitTimeout < timeout)) {
+      throw new Error(`oarc: waitTimeoutMs (${this.waitTimeout}) must be above 0 and below timeoutMs (${timeout}), or every WAIT would time out as a command first`);
+    }
+    this.redis = opts.redis ?? connect(opts.target ?? parseRedisTarget(opts.url ?? 'redis://127.0.0.1:6379'), timeout, opts);
+    this.clustered = (this.redis as Cluster).isCluster === true;
     if (opts.redis === undefined) this.redis.on('error', (e: Error) => void (this.lastError = e));
     this.redis.on('ready', () => {
-      void this.adoptEpoch();
+      void this.adoptEpoch().catch(() => {});
       void this.resolveDoubtful();
     });
     this.prefix = opts.prefix ?? 'oar:';
@@ -297,7 +413,7 @@ export class RedisCounterStore implements VersionedCounterStore {
     this.ttl = opts.ttlSeconds ?? 86_400;
     this.sharesActivity = opts.shareActivity ?? true;
     this.markerTtl = opts.markerTtlSeconds ?? (this.ttl > 0 ? this.ttl : 86_400);
-    if (this.redis.status === 'ready') void this.adoptEpoch();
+    if (this.redis.status === 'ready') void this.adoptEpoch().catch(() => {});
   }
 
   /** The Redis key of a counter, as bytes (WTF-8). */
@@ -318,6 +434,24 @@ export class RedisCounterStore implements VersionedCounterStore {
   /** The Redis key of a session's activity window: a list of tool steps, oldest first ([OAR-PROF-9]). */
   activityKey(session: string): Buffer {
     return Buffer.concat([this.sessionTag(session), Buffer.from('!a')]);
+  }
+
+  /** The hash slot of every key of a session (its hash tag is the session). */
+  sessionSlot(session: string): number {
+    return keySlot(Buffer.from(hex(session)));
+  }
+
+  /**
+   * The epoch record a session's scripts check: on one server the one `<prefix>epoch`; on a
+   * cluster the record of the session's slot, `<prefix>{epoch-<n>}epoch`, so that every key of a
+   * script is in one slot.
+   */
+  epochKeyOf(session: string): Buffer {
+    return this.clustered ? this.slotEpochKey(this.sessionSlot(session)) : this.epochKey;
+  }
+
+  private slotEpochKey(slot: number): Buffer {
+    return Buffer.concat([this.prefixBytes, Buffer.from(`{${tagForSlot(slot)}}epoch`)]);
   }
 
   private sessionTag(session: string): Buffer {
@@ -354,12 +488,41 @@ export class RedisCounterStore implements VersionedCounterStore {
         await this.redis.hsetnx(this.epochKey, 'id', randomBytes(8).toString('hex'));
         const [id, seq] = await this.redis.hmget(this.epochKey, 'id', 'seq');
         this.epoch = id ?? undefined;
-        this.highest = Number(seq ?? 0);
+        if (!this.clustered) this.highest.set(0, Number(seq ?? 0));
       } finally {
         this.adopting = undefined;
       }
     })();
     return this.adopting;
+  }
+
+  /**
+   * Cluster: check a slot's epoch record the first time this store uses the slot. The root record
+   * marks every slot that ever had one (`s<slot>`), so a record missing from a marked slot — its
+   * primary restarted empty, or a failover promoted a replica that never had it — is a loss, while
+   * a slot never used gets its record made now.
+   */
+  private adoptSlot(slot: number): Promise<void> {
+    if (!this.clustered || this.adopted.has(slot)) return Promise.resolve();
+    let p = this.adoptingSlots.get(slot);
+    if (p === undefined) {
+      p = (async () => {
+        try {
+          const mark = `s${slot}`;
+          const marked = (await this.redis.hget(this.epochKey, mark)) !== null;
+          const mode = this.forced.has(slot) ? '2' : marked ? '0' : '1';
+          const [id, seq] = (await this.redis.eval(ADOPT_SLOT, 1, this.slotEpochKey(slot), this.epoch as string, mode)) as [string, string];
+          if (!marked && id === this.epoch) await this.redis.hset(this.epochKey, mark, 1);
+          this.forced.delete(slot);
+          this.checkEpoch(id === '' ? null : id, Number(seq), 0, slot);
+          this.adopted.add(slot);
+        } finally {
+          this.adoptingSlots.delete(slot);
+        }
+      })();
+      this.adoptingSlots.set(slot, p);
+    }
+    return p;
   }
 
   /** The data loss this store detected, if any; counters fail until `acknowledgeDataLoss()`. */
@@ -372,8 +535,12 @@ export class RedisCounterStore implements VersionedCounterStore {
    * none) and serve counters again, from what the server holds.
    */
   async acknowledgeDataLoss(): Promise<void> {
+    if (this.clustered) {
+      this.forced = new Set([...this.adopted, ...this.forced, ...(this.lost?.slot === undefined ? [] : [this.lost.slot])]);
+      this.adopted.clear();
+    }
     this.epoch = undefined;
-    this.highest = 0;
+    this.highest.clear();
     await this.adoptEpoch();
     this.lost = undefined;
   }
@@ -388,14 +555,19 @@ export class RedisCounterStore implements VersionedCounterStore {
    * is the highest write sequence acknowledged before the read was sent: the server executed those
    * writes before the read, so a healthy server answers at least that.
    */
-  private checkEpoch(id: string | null, seq: number, floor: number): void {
+  private checkEpoch(id: string | null, seq: number, floor: number, slot: number): void {
     const epoch = this.epoch as string;
     if (id === epoch && seq >= floor) {
-      if (seq > this.highest) this.highest = seq;
+      if (seq > (this.highest.get(slot) ?? 0)) this.highest.set(slot, seq);
       return;
     }
-    this.lost ??= { expected: { id: epoch, seq: floor }, found: { id, seq }, at: new Date() };
+    this.lost ??= { expected: { id: epoch, seq: floor }, found: { id, seq }, at: new Date(), ...(this.clustered ? { slot } : {}) };
     throw new CounterDataLoss(lossMessage(this.lost));
+  }
+
+  /** The slot a session's epoch is kept under: its hash slot on a cluster, 0 on one server. */
+  private epochSlot(session: string): number {
+    return this.clustered ? this.sessionSlot(session) : 0;
   }
 
   async readMany(keys: readonly CounterKey[]): Promise<CounterValues[]> {
@@ -410,14 +582,17 @@ export class RedisCounterStore implements VersionedCounterStore {
   /** One read script: the epoch, the session's version, its last `activity` steps, every counter. */
   private async read(keys: readonly CounterKey[], session: string, activity: number): Promise<VersionedRead> {
     this.failIfLost();
+    const slot = this.epochSlot(session);
+    await this.adoptSlot(slot);
+    this.failIfLost();
     this.roundTrips++;
-    const floor = this.highest;
-    const args: Buffer[] = [this.epochKey, this.versionKey(session), this.activityKey(session)];
+    const floor = this.highest.get(slot) ?? 0;
+    const args: Buffer[] = [this.epochKeyOf(session), this.versionKey(session), this.activityKey(session)];
     for (const k of keys) args.push(this.key(k));
     // As bytes: a step is decoded from WTF-8, so it comes back exactly as it was written.
     const reply = (await this.redis.callBuffer('EVAL', READ, args.length, ...args, activity)) as Buffer[];
     const text = (i: number) => (reply[i] as Buffer).toString('latin1');
-    this.checkEpoch(text(0) === '' ? null : text(0), Number(text(1)), floor);
+    this.checkEpoch(text(0) === '' ? null : text(0), Number(text(1)), floor, slot);
     const n = Number(text(3));
     const steps: string[] = [];
     for (let i = 4; i < 4 + n; i++) steps.push(fromWtf8(reply[i] as Buffer));
@@ -439,6 +614,9 @@ export class RedisCounterStore implements VersionedCounterStore {
   /** The write script, with or without a version check; false when the version had moved. */
   private async write(session: string, ops: readonly CounterOp[], version: string, step: SharedStep | undefined): Promise<boolean> {
     this.failIfLost();
+    const slot = this.epochSlot(session);
+    await this.adoptSlot(slot);
+    this.failIfLost();
     const keys: Buffer[] = [];
     const index = new Map<string, number>();
     const id = ++this.seq;
@@ -455,31 +633,51 @@ export class RedisCounterStore implements VersionedCounterStore {
       }
       argv.push(i, op.action);
     }
-    keys.push(this.recordKey(session), this.versionKey(session), this.activityKey(session), this.epochKey);
+    keys.push(this.recordKey(session), this.versionKey(session), this.activityKey(session), this.epochKeyOf(session));
     this.open.add(id);
     this.roundTrips++;
     let reply: [number, number];
-    try {
-      reply = (await this.redis.eval(APPLY, keys.length, ...keys, ...argv)) as [number, number];
-    } catch (e) {
+    let replicas = -1;
+    const doubt = (e: unknown): never => {
       if (certainlyNotApplied(e)) this.open.delete(id);
       else {
         this.doubtful.set(id, { keys });
         void this.resolveDoubtful();
       }
       throw e;
+    };
+    try {
+      if (this.waitReplicas === 0) reply = (await this.redis.eval(APPLY, keys.length, ...keys, ...argv)) as [number, number];
+      else {
+        // One round trip to the slot's primary: the script, then WAIT on the same connection.
+        const out = await this.redis.pipeline().eval(APPLY, keys.length, ...keys, ...argv).wait(this.waitReplicas, this.waitTimeout).exec();
+        const [applyErr, applyReply] = out?.[0] ?? [new Error('oarc: the write pipeline returned nothing'), null];
+        if (applyErr) throw applyErr;
+        reply = applyReply as [number, number];
+        const [waitErr, waitReply] = out?.[1] ?? [null, -1];
+        replicas = waitErr ? -1 : Number(waitReply);
+      }
+    } catch (e) {
+      doubt(e);
+    }
+    reply = reply!;
+    const [status, seq] = reply;
+    if (status === 1 && this.waitReplicas > 0 && replicas < this.waitReplicas) {
+      // Applied on the primary only: a failover now could lose it. Report it failed and undo it,
+      // so no decision says applied what a promoted replica may not hold.
+      this.unreplicated++;
+      doubt(new UnreplicatedWrite(`oarc: the counter write reached ${replicas < 0 ? 'an unknown number of' : replicas} of the ${this.waitReplicas} replica(s) required within ${this.waitTimeout} ms (WAIT); it is reported failed and undone`));
     }
     this.open.delete(id);
-    const [status, seq] = reply;
     if (status === -2) {
-      this.lost ??= { expected: { id: this.epoch as string, seq: this.highest }, found: { id: null, seq: 0 }, at: new Date() };
+      this.lost ??= { expected: { id: this.epoch as string, seq: this.highest.get(slot) ?? 0 }, found: { id: null, seq: 0 }, at: new Date(), ...(this.clustered ? { slot } : {}) };
       throw new CounterDataLoss(lossMessage(this.lost));
     }
     if (status === -1) {
       this.conflicts++;
       return false;
     }
-    if (seq > this.highest) this.highest = seq;
+    if (seq > (this.highest.get(slot) ?? 0)) this.highest.set(slot, seq);
     return true;
   }
 
@@ -518,7 +716,8 @@ export class RedisCounterStore implements VersionedCounterStore {
         if (this.redis.status === 'ready') {
           try {
             for (const [id, w] of this.doubtful) {
-              const undone = await this.redis.eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl);
+              const undone = await this.resolveOne(id, w);
+              if (undone === undefined) throw new Error('not replicated yet');
               if (undone === 1) this.resolutions.undone++;
               else this.resolutions.fenced++;
               this.doubtful.delete(id);
@@ -541,9 +740,28 @@ export class RedisCounterStore implements VersionedCounterStore {
     }
   }
 
+  /**
+   * One resolution; with `waitReplicas`, followed by WAIT on the same connection. An undo (or a
+   * fence) is a write too, and a failover can lose it like any other: it counts as done only once
+   * enough replicas hold it — else undefined, and it is sent again later (the script is
+   * idempotent, so a primary that already has it answers the same, and one promoted without it
+   * undoes or fences afresh).
+   */
+  private async resolveOne(id: number, w: Doubtful): Promise<number | undefined> {
+    if (this.waitReplicas === 0) return Number(await this.redis.eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl));
+    const out = await this.redis.pipeline().eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl).wait(this.waitReplicas, this.waitTimeout).exec();
+    const [err, reply] = out?.[0] ?? [new Error('oarc: the resolution pipeline returned nothing'), null];
+    if (err) throw err;
+    const [waitErr, replicas] = out?.[1] ?? [null, -1];
+    return waitErr || Number(replicas) < this.waitReplicas ? undefined : Number(reply);
+  }
+
   /** Close the connection. Doubtful writes not yet resolved stay unresolved: await `settled()` first. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await this.redis.quit().catch(() => {});
+    // QUIT ends the data connection only: with Sentinel, the connections watching for a failover
+    // (+switch-master) stay open, reconnecting forever, until the client is disconnected as well.
+    this.redis.disconnect();
   }
 }

@@ -9,7 +9,7 @@ import { handler } from './http.js';
 import { DEFAULT_BUCKETS, Metrics } from './metrics.js';
 import type { PackSource } from './pack.js';
 import { Service, type ReloadReport } from './service.js';
-import { connectRedis, type SharedStore } from './store.js';
+import { connectRedis, type RedisConnect, type SharedStore } from './store.js';
 
 export { packInputs, type PackSource } from './pack.js';
 
@@ -17,7 +17,8 @@ export interface ServeOptions {
   source: PackSource;
   host?: string;
   port?: number;
-  redis?: { url: string; prefix?: string };
+  /** The shared store: a URL (any form `parseRedisTarget` reads) or a parsed target, with its options. */
+  redis?: RedisConnect;
   decisionLog?: { target: string; mask?: readonly MaskPath[]; bufferBytes?: number };
   token?: string;
   maxBodyBytes?: number;
@@ -38,7 +39,7 @@ export interface RunningService {
 export async function startService(o: ServeOptions): Promise<RunningService> {
   const metrics = new Metrics(o.latencyBuckets ?? DEFAULT_BUCKETS);
   let shared: SharedStore | undefined;
-  if (o.redis) shared = await connectRedis(o.redis.url, o.redis.prefix, () => metrics.storeError());
+  if (o.redis) shared = await connectRedis(o.redis, undefined, () => metrics.storeError());
   const log = o.decisionLog ? new DecisionLog({ target: o.decisionLog.target, onDrop: () => metrics.logLineDropped(), ...(o.decisionLog.bufferBytes ? { bufferBytes: o.decisionLog.bufferBytes } : {}) }) : undefined;
   const service = new Service({
     source: o.source,

@@ -4,6 +4,7 @@
  * is what an operator watches to learn that it is happening.
  */
 import type { AsyncCounterStore } from '../runtime/index.js';
+import type { RedisTarget } from '../runtime/redis-target.js';
 
 export interface SharedStore {
   store: AsyncCounterStore;
@@ -25,9 +26,29 @@ function counted<T extends object>(store: T, onError: () => void): T {
   });
 }
 
-export async function connectRedis(url: string, prefix: string | undefined, onError: () => void): Promise<SharedStore> {
+/**
+ * Where the store lives and how it writes: `url` in any form `parseRedisTarget` reads (one server,
+ * `redis+cluster://…`, `redis+sentinel://…/name`) or a parsed `target`; the key prefix; WAIT.
+ */
+export interface RedisConnect {
+  url?: string;
+  target?: RedisTarget;
+  prefix?: string;
+  waitReplicas?: number;
+  waitTimeoutMs?: number;
+}
+
+/** Connect the shared store; `where` is a URL (as before) or a `RedisConnect`, whose prefix wins over `prefix`. */
+export async function connectRedis(where: string | RedisConnect, prefix: string | undefined, onError: () => void): Promise<SharedStore> {
   const { RedisCounterStore } = await import('../runtime/redis.js');
-  const store = new RedisCounterStore({ url, ...(prefix === undefined ? {} : { prefix }) });
+  const c: RedisConnect = typeof where === 'string' ? { url: where } : where;
+  const p = c.prefix ?? prefix;
+  const store = new RedisCounterStore({
+    ...(c.target === undefined ? { url: c.url ?? 'redis://127.0.0.1:6379' } : { target: c.target }),
+    ...(p === undefined ? {} : { prefix: p }),
+    ...(c.waitReplicas === undefined ? {} : { waitReplicas: c.waitReplicas }),
+    ...(c.waitTimeoutMs === undefined ? {} : { waitTimeoutMs: c.waitTimeoutMs }),
+  });
   await store.ready();
   return {
     store: counted(store, onError),

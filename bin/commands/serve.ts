@@ -8,6 +8,7 @@ import { packInputs, startService, type PackSource } from '../../serve/index.js'
 import { parseBuckets } from '../../serve/metrics.js';
 import { watchInputs } from '../../watch/index.js';
 import { bool, parse, str, strs } from '../args.js';
+import { redisConfigFrom, REDIS_OPTIONS } from '../redis-options.js';
 import { EXIT_INPUT, EXIT_OK, InputError, UsageError, oneLine } from '../errors.js';
 import type { Io } from '../output.js';
 import { PACK_OPTIONS } from '../pack.js';
@@ -19,8 +20,7 @@ const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   watch: { type: 'boolean' },
-  redis: { type: 'string' },
-  'redis-prefix': { type: 'string' },
+  ...REDIS_OPTIONS,
   'decision-log': { type: 'string' },
   'log-mask': { type: 'string', multiple: true },
   'token-file': { type: 'string' },
@@ -73,7 +73,7 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
   const buckets = bucketsText === undefined ? undefined : parseBuckets(bucketsText);
   if (typeof buckets === 'string') throw new UsageError(`--latency-buckets: ${buckets}`);
   const tokenFile = str(p, 'token-file');
-  const redis = str(p, 'redis');
+  const redis = redisConfigFrom(p);
   const say = (line: string) => io.err(`oarc serve: ${line}\n`);
   const port = integer(str(p, 'port'), 'port', 8181, 0, 65535);
   const maxBodyBytes = integer(str(p, 'max-body'), 'max-body', 1024 * 1024, 1, 2 ** 31);
@@ -87,7 +87,7 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
       port,
       maxBodyBytes,
       say,
-      ...(redis === undefined ? {} : { redis: { url: redis, ...(str(p, 'redis-prefix') === undefined ? {} : { prefix: str(p, 'redis-prefix') as string }) } }),
+      ...(redis === undefined ? {} : { redis }),
       ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: { target: str(p, 'decision-log') as string, mask: masks } }),
       ...(token === undefined ? {} : { token }),
       ...(buckets === undefined ? {} : { latencyBuckets: buckets }),

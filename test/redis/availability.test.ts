@@ -11,17 +11,20 @@ import { redisNotice, redisRuns } from './server.js';
 const root = mkdtempSync(join(tmpdir(), 'oarc-redis-path-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** A PATH directory holding a file named redis-server with `mode`. */
-function pathWith(name: string, mode: number): string {
+/** A PATH directory holding files named redis-server (and, when asked, redis-cli) with `mode`. */
+function pathWith(name: string, mode: number, files = ['redis-server']): string {
   const dir = join(root, name);
   mkdirSync(dir);
-  writeFileSync(join(dir, 'redis-server'), '#!/bin/sh\n');
-  chmodSync(join(dir, 'redis-server'), mode);
+  for (const f of files) {
+    writeFileSync(join(dir, f), '#!/bin/sh\n');
+    chmodSync(join(dir, f), mode);
+  }
   return dir;
 }
 
 describe('redisRuns and redisNotice', () => {
-  const executable = pathWith('exec', 0o755);
+  const executable = pathWith('exec', 0o755, ['redis-server', 'redis-cli']);
+  const serverOnly = pathWith('server-only', 0o755);
   const notExecutable = pathWith('plain', 0o644);
   const empty = join(root, 'empty');
   mkdirSync(empty);
@@ -30,7 +33,16 @@ describe('redisRuns and redisNotice', () => {
     const env = { PATH: `${empty}:${executable}` };
     expect(redisRuns('binary', env)).toBe(true);
     expect(redisRuns('server', env)).toBe(true);
+    expect(redisRuns('topology', env)).toBe(true);
     expect(redisNotice(env)).toBeUndefined();
+  });
+
+  it('the cluster and sentinel tests also need redis-cli, and say so when it is missing', () => {
+    const env = { PATH: serverOnly };
+    expect(redisRuns('binary', env)).toBe(true);
+    expect(redisRuns('topology', env)).toBe(false);
+    expect(redisNotice(env)).toMatch(/^redis cluster and sentinel tests skipped \(test\/redis-cluster\): no redis-cli on PATH; install it \(apt-get install redis-tools\)/);
+    expect(redisRuns('topology', { ...env, CI: 'true' })).toBe(true);
   });
 
   it('skip where none is, or only a file that cannot be run, with one line saying how to run them', () => {

@@ -30,9 +30,10 @@ export const REDIS_SERVER = isSet(process.env.OARC_REDIS_SERVER) ? process.env.O
 
 /**
  * What a Redis test file needs: `binary` — a redis-server to start, kill and pause itself; `server`
- * — any server, so `OARC_REDIS_URL` will do.
+ * — any server, so `OARC_REDIS_URL` will do; `topology` — redis-server and redis-cli, to build a
+ * Redis Cluster and a Sentinel set (test/redis-cluster).
  */
-export type RedisNeed = 'binary' | 'server';
+export type RedisNeed = 'binary' | 'server' | 'topology';
 
 const isExecutable = (file: string) => {
   try {
@@ -59,6 +60,7 @@ const inCI = (env: NodeJS.ProcessEnv) => isSet(env.CI) && env.CI !== 'false' && 
 export function redisRuns(need: RedisNeed, env: NodeJS.ProcessEnv = process.env): boolean {
   if (inCI(env) || isSet(env.OARC_REDIS_SERVER)) return true;
   if (need === 'server' && isSet(env.OARC_REDIS_URL)) return true;
+  if (need === 'topology' && !isSet(env.OARC_REDIS_CLI) && !onPath('redis-cli', env)) return false;
   return onPath('redis-server', env);
 }
 
@@ -74,6 +76,7 @@ const HOW =
 export function redisNotice(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (!redisRuns('server', env)) return `redis tests skipped (test/redis): no redis-server on PATH; ${HOW}`;
   if (!redisRuns('binary', env)) return `redis failure tests skipped (test/redis/failure.test.ts kills its own servers, OARC_REDIS_URL cannot serve it): no redis-server on PATH; ${HOW}`;
+  if (!redisRuns('topology', env)) return 'redis cluster and sentinel tests skipped (test/redis-cluster): no redis-cli on PATH; install it (apt-get install redis-tools) or set OARC_REDIS_CLI=/path/to/redis-cli; CI=true makes them mandatory';
   return undefined;
 }
 
