@@ -396,8 +396,7 @@ Options:
                             register detector://injection-corpus over this JSONL corpus
       --fact <name=value>   a host fact of the capability every occurrence carries: the text
                             for a string fact, JSON for any other type; repeatable
-      --redis <url>         keep counters in Redis (needs ioredis), shared by several proxies
-      --redis-prefix <p>    the Redis key prefix (default oar:)
+${REDIS_HELP}
       --decision-log <f|->  append one JSON line per decision (the oarc serve format) to a
                             file, or - for stderr
       --verbose             each decision and its trace on stderr, in words

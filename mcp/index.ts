@@ -12,7 +12,7 @@ import { DecisionLog } from '../serve/decision-log.js';
 import { DEFAULT_BUCKETS, Metrics } from '../serve/metrics.js';
 import type { PackSource } from '../serve/pack.js';
 import { Service } from '../serve/service.js';
-import { connectRedis, type SharedStore } from '../serve/store.js';
+import { connectRedis, type RedisConnect, type SharedStore } from '../serve/store.js';
 import { listServerTools, type ServerCommand } from './probe.js';
 import { McpProxy, type Anchors } from './proxy.js';
 import { checkSchemas, usesOfBundle, usesOfPack, type SchemaProblem } from './schemas.js';
@@ -31,7 +31,7 @@ export interface McpOptions {
   server: ServerCommand;
   /** `--fact name=value`, each a host fact of the capability. */
   facts?: readonly string[];
-  redis?: { url: string; prefix?: string };
+  redis?: RedisConnect;
   /** A file appended to, or `-` for stderr: stdout carries the protocol. */
   decisionLog?: string;
   verbose?: boolean;
@@ -90,7 +90,7 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
     await shared?.close();
   };
   try {
-    if (o.redis) shared = await connectRedis(o.redis.url, o.redis.prefix, () => metrics.storeError());
+    if (o.redis) shared = await connectRedis(o.redis, undefined, () => metrics.storeError());
     if (o.decisionLog !== undefined) log = new DecisionLog({ target: o.decisionLog === '-' ? process.stderr : o.decisionLog });
     const service = new Service({ source: o.source, metrics, say: o.say, ...(shared ? { store: shared.store } : {}), ...(log ? { log } : {}) });
     const loaded = await service.load();

@@ -9,14 +9,14 @@ import { EXIT_INPUT, EXIT_OK, InputError, UsageError, oneLine } from '../errors.
 import type { Io } from '../output.js';
 import { PACK_OPTIONS } from '../pack.js';
 import { packSource } from './serve.js';
+import { redisConfigFrom, REDIS_OPTIONS } from '../redis-options.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
   detectors: { type: 'string' },
   'injection-corpus': { type: 'string', multiple: true },
   fact: { type: 'string', multiple: true },
-  redis: { type: 'string' },
-  'redis-prefix': { type: 'string' },
+  ...REDIS_OPTIONS,
   'decision-log': { type: 'string' },
   verbose: { type: 'boolean' },
   'check-schemas': { type: 'boolean' },
@@ -29,8 +29,7 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<numbe
   if (command === undefined || command === '') throw new UsageError('no server command after `--`');
   const p = parse(argv.slice(0, split), OPTIONS);
   const source = packSource(p.positionals, str(p, 'capability'), strs(p, 'config'), str(p, 'detectors'), strs(p, 'injection-corpus'));
-  const redis = str(p, 'redis');
-  if (str(p, 'redis-prefix') !== undefined && redis === undefined) throw new UsageError('--redis-prefix applies to the shared counter store: give --redis <url> too');
+  const redis = redisConfigFrom(p);
   const say = (line: string) => io.err(`oarc mcp: ${line}\n`);
   let running;
   try {
@@ -38,7 +37,7 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<numbe
       source,
       server: { command, args, env: Object.fromEntries(Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined)) },
       facts: strs(p, 'fact'),
-      ...(redis === undefined ? {} : { redis: { url: redis, ...(str(p, 'redis-prefix') === undefined ? {} : { prefix: str(p, 'redis-prefix') as string }) } }),
+      ...(redis === undefined ? {} : { redis }),
       ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: str(p, 'decision-log') as string }),
       verbose: bool(p, 'verbose'),
       checkSchemas: bool(p, 'check-schemas'),
