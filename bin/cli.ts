@@ -24,6 +24,7 @@ const COMMAND: Record<string, () => Promise<Command>> = {
   fmt: async () => (await import('./commands/fmt.js')).fmtCommand,
   corpus: async () => (await import('./commands/corpus.js')).corpusCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
+  diff: async () => (await import('./commands/diff.js')).diffCommand,
 };
 
 /** Commands that print their own help (they delegate to a part documenting its own arguments). */
