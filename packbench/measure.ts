@@ -10,7 +10,7 @@
  * session it used is ended (`engine.endSession`: counters and activity dropped), outside the timed
  * region — so the timed region holds decisions and nothing else, and the next sample starts afresh.
  *
- *   overall         a sample is a batch of passes, timed by one pair of clock reads (≥ 1 ms, far
+ *   overall         a sample is a batch of passes, timed by one pair of clock reads (≥ 0.25 ms, far
  *                   above the clock's resolution); its figure is the time per decision.
  *   per occurrence  for occurrence i, every session of the batch first decides occurrences
  *                   0 … i−1 (untimed), then occurrence i is decided once in each session, timed as
@@ -57,6 +57,9 @@ export interface Measured {
 export const PER_OCCURRENCE_MAX = 100;
 /** At most this many occurrence copies are held for the batches. */
 const MAX_COPIES = 200_000;
+/** A sample lasts at least this long (over a thousand times the clock's cost) and at most the other. */
+const SAMPLE_MIN_NS = 250_000;
+const SAMPLE_MAX_NS = 2_000_000;
 
 const now = process.hrtime.bigint;
 
@@ -133,20 +136,27 @@ export function measure(subjects: readonly Subject[], w: Workload, opts: Measure
   const minSamples = opts.minSamples ?? 5;
   const passes = new Map(subjects.map((s) => [s.name, new Passes(w)]));
   const P = (s: Subject) => passes.get(s.name) as Passes;
-  // Warm-up: a quarter of the time (at most 1 s), every back end in turn, until the JIT settles.
-  const warmupMs = Math.min(budget / 4, 1000);
-  let rounds = 0;
+  // Warm-up: a third of the time (at most 2 s), every back end in turn, until the JIT settles:
+  // first single passes, then — once the batch size is known — whole samples, thrown away.
+  const warmupMs = Math.min(budget / 3, 2000);
   const warmStart = performance.now();
-  while (performance.now() - warmStart < warmupMs || rounds < 3) {
+  for (let rounds = 0; performance.now() - warmStart < warmupMs / 3 || rounds < 3; rounds++) {
     for (const s of subjects) overallSample(s, P(s), 1, n, 0);
-    rounds++;
   }
   const cost = timerCost();
-  const passNs = ((performance.now() - warmStart) * 1e6) / (rounds * subjects.length);
-  // Of the time left, 55% for the overall samples (~30 each), the rest for the per-occurrence ones.
-  const left = Math.max(budget - (performance.now() - start), 0);
+  // The time of one pass now the code is warm: the median of a few timed batches of ten passes.
+  const probes: number[] = [];
+  for (const s of subjects) overallSample(s, P(s), 10, n, cost);
+  for (let r = 0; r < 5; r++) for (const s of subjects) probes.push(overallSample(s, P(s), 10, n, cost) * n);
+  probes.sort((a, b) => a - b);
+  const passNs = probes[Math.floor(probes.length / 2)] as number;
+  // Of the time after warm-up, 55% for the overall samples (~100 each), the rest per occurrence.
+  const left = Math.max(budget - warmupMs, 0);
   const overallNs = left * 0.55 * 1e6;
-  const batch = clamp(Math.ceil(Math.max(1e6, overallNs / subjects.length / 30) / Math.max(passNs, 1)), 1, Math.floor(MAX_COPIES / n));
+  // Short samples, many of them: on a shared machine a sample the scheduler interrupted is an
+  // outlier the median passes over, and the shorter the samples, the fewer are interrupted.
+  const batch = clamp(Math.ceil(Math.max(SAMPLE_MIN_NS, Math.min(overallNs / subjects.length / 100, SAMPLE_MAX_NS)) / Math.max(passNs, 1)), 1, Math.floor(MAX_COPIES / n));
+  while (performance.now() - warmStart < warmupMs) for (const s of subjects) overallSample(s, P(s), batch, n, cost);
   const perOcc = Math.min(n, PER_OCCURRENCE_MAX);
   // A per-occurrence batch lasts about as long as a pass batch: n times as many decisions of one occurrence.
   const occBatch = clamp(batch * n, 1, Math.floor(MAX_COPIES / n));
