@@ -155,8 +155,14 @@ export function measure(subjects: readonly Subject[], w: Workload, opts: Measure
   const overallNs = left * 0.55 * 1e6;
   // Short samples, many of them: on a shared machine a sample the scheduler interrupted is an
   // outlier the median passes over, and the shorter the samples, the fewer are interrupted.
-  const batch = clamp(Math.ceil(Math.max(SAMPLE_MIN_NS, Math.min(overallNs / subjects.length / 100, SAMPLE_MAX_NS)) / Math.max(passNs, 1)), 1, Math.floor(MAX_COPIES / n));
-  while (performance.now() - warmStart < warmupMs) for (const s of subjects) overallSample(s, P(s), batch, n, cost);
+  const target = Math.max(SAMPLE_MIN_NS, Math.min(overallNs / subjects.length / 100, SAMPLE_MAX_NS));
+  const batchFor = (ns: number) => clamp(Math.ceil(target / Math.max(ns, 1)), 1, Math.floor(MAX_COPIES / n));
+  let batch = batchFor(passNs);
+  // The JIT keeps optimising for a while: size the batch again from the last warm-up samples.
+  const warm: number[] = [];
+  while (performance.now() - warmStart < warmupMs) for (const s of subjects) warm.push(overallSample(s, P(s), batch, n, cost) * n);
+  const recent = warm.slice(-Math.max(subjects.length * 5, Math.floor(warm.length / 2))).sort((a, b) => a - b);
+  if (recent.length > 0) batch = batchFor(recent[Math.floor(recent.length / 2)] as number);
   const perOcc = Math.min(n, PER_OCCURRENCE_MAX);
   // A per-occurrence batch lasts about as long as a pass batch: n times as many decisions of one occurrence.
   const occBatch = clamp(batch * n, 1, Math.floor(MAX_COPIES / n));
