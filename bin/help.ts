@@ -301,6 +301,7 @@ ${EXIT}
 `,
 
   bench: `Usage: oarc bench <bundle.mjs | rules…> --occurrence <file> [--capability <file>] [options]
+       oarc bench --baseline <old.json> --compare <new.json> [--threshold <P>] [--floor <ns>]
        oarc bench --suite [--quick] [--only=<section,…>] [--json]
 
 Benchmark your pack on your occurrences: how long a decision takes, how much it allocates, what
@@ -320,8 +321,8 @@ interpreter; compiled/interpreter is the ratio of their medians (below 1: compil
 
 --baseline compares this run with an earlier --json and exits 4 only when the median per
 decision over the file (specialised back end) is ALL of: more than --threshold slower, more than
---floor ns slower, and slower by more than twice the pooled robust standard deviation of the two
-runs. Per-occurrence changes are shown, never gated. On a shared machine read ratios, not times.
+--floor ns slower, and, on a log scale, slower by more than twice the pooled robust standard
+deviation of the two runs' log samples. Per-occurrence changes are shown, never gated. On a shared machine read ratios, not times.
 
 Options:
       --capability <file>   the capability document (required with rule documents)
@@ -334,6 +335,8 @@ Options:
       --baseline <file>     an earlier run's --json: compare, and exit 4 on a regression
       --threshold <P>       the relative part of the gate (default 10%)
       --floor <ns>          the absolute part of the gate, ns per decision (default 25)
+      --compare <file>      with --baseline: gate two saved --json runs, measuring nothing
+                            (measure in one CI job, gate in another)
       --suite               run oarc's own benchmark suite instead (bench/: generated packs,
                             against third-party baselines); from a clone of the repository only
                             (npm ci && npm run bench) — the installed package says so, exit 2

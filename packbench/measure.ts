@@ -10,7 +10,7 @@
  * session it used is ended (`engine.endSession`: counters and activity dropped), outside the timed
  * region — so the timed region holds decisions and nothing else, and the next sample starts afresh.
  *
- *   overall         a sample is a batch of passes, timed by one pair of clock reads (≥ 0.25 ms, far
+ *   overall         a sample is a batch of passes, timed by one pair of clock reads (≥ 50 µs, far
  *                   above the clock's resolution); its figure is the time per decision.
  *   per occurrence  for occurrence i, every session of the batch first decides occurrences
  *                   0 … i−1 (untimed), then occurrence i is decided once in each session, timed as
@@ -58,8 +58,8 @@ export const PER_OCCURRENCE_MAX = 100;
 /** At most this many occurrence copies are held for the batches. */
 const MAX_COPIES = 200_000;
 /** A sample lasts at least this long (over a thousand times the clock's cost) and at most the other. */
-const SAMPLE_MIN_NS = 250_000;
-const SAMPLE_MAX_NS = 2_000_000;
+const SAMPLE_MIN_NS = 50_000;
+const SAMPLE_MAX_NS = 500_000;
 
 const now = process.hrtime.bigint;
 
@@ -150,12 +150,12 @@ export function measure(subjects: readonly Subject[], w: Workload, opts: Measure
   for (let r = 0; r < 5; r++) for (const s of subjects) probes.push(overallSample(s, P(s), 10, n, cost) * n);
   probes.sort((a, b) => a - b);
   const passNs = probes[Math.floor(probes.length / 2)] as number;
-  // Of the time after warm-up, 55% for the overall samples (~100 each), the rest per occurrence.
+  // Of the time after warm-up, 55% for the overall samples (~300 each), the rest per occurrence.
   const left = Math.max(budget - warmupMs, 0);
   const overallNs = left * 0.55 * 1e6;
   // Short samples, many of them: on a shared machine a sample the scheduler interrupted is an
   // outlier the median passes over, and the shorter the samples, the fewer are interrupted.
-  const target = Math.max(SAMPLE_MIN_NS, Math.min(overallNs / subjects.length / 100, SAMPLE_MAX_NS));
+  const target = Math.max(SAMPLE_MIN_NS, Math.min(overallNs / subjects.length / 300, SAMPLE_MAX_NS));
   const batchFor = (ns: number) => clamp(Math.ceil(target / Math.max(ns, 1)), 1, Math.floor(MAX_COPIES / n));
   let batch = batchFor(passNs);
   // The JIT keeps optimising for a while: size the batch again from the last warm-up samples.

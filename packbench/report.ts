@@ -45,7 +45,7 @@ export function textReport(f: Figures): string {
 
 export function comparisonReport(c: Comparison, threshold: number, floorNs: number): string {
   const lines = [
-    `baseline (${c.backend}): ${ns(c.old_median_ns)} → ${ns(c.new_median_ns)} per decision (${pct(c.change)}, ${c.delta_ns >= 0 ? '+' : ''}${c.delta_ns} ns; 2 × pooled sd = ${(2 * c.pooled_sd_ns).toFixed(1)} ns)`,
+    `baseline (${c.backend}): ${ns(c.old_median_ns)} → ${ns(c.new_median_ns)} per decision (${pct(c.change)}, ${c.delta_ns >= 0 ? '+' : ''}${c.delta_ns} ns; log change ${c.log_change.toFixed(3)} against 2 × pooled log sd ${(2 * c.pooled_log_sd).toFixed(3)})`,
     `  over ${(threshold * 100).toFixed(1)}%: ${c.over_threshold ? 'yes' : 'no'}; over ${floorNs} ns: ${c.over_floor ? 'yes' : 'no'}; outside the noise: ${c.outside_noise ? 'yes' : 'no'}`,
     c.regression ? '  REGRESSION: slower beyond the threshold, the floor and the noise of both runs' : '  no regression',
   ];

@@ -29,6 +29,7 @@ const OPTIONS = {
   threshold: { type: 'string' },
   floor: { type: 'string' },
   time: { type: 'string' },
+  compare: { type: 'string' },
   suite: { type: 'boolean' },
   quick: { type: 'boolean' },
   only: { type: 'string' },
@@ -46,6 +47,7 @@ export async function benchCommand(argv: readonly string[], io: Io): Promise<num
   for (const flag of ['quick', 'only'] as const) {
     if (p.values[flag] !== undefined) throw new UsageError(`--${flag} is an option of oarc's own benchmark suite: add --suite (oarc bench --suite --${flag}…), or give a pack to benchmark`);
   }
+  if (str(p, 'compare') !== undefined) return compareOnly(p, io);
   if (p.positionals.length === 0) {
     throw new UsageError("no pack given: oarc bench <rules…|bundle.mjs> --capability <file> --occurrence <file> benchmarks your pack; oarc's own benchmarks are `npm run bench` in a clone of the repository (or oarc bench --suite)");
   }
@@ -158,21 +160,40 @@ async function userBench(p: ReturnType<typeof parse>, io: Io): Promise<number> {
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
+/**
+ * `--baseline old.json --compare new.json`: the gate on two saved runs, measuring nothing — for CI
+ * that measures in one job and gates in another, and for checking the rule on figures as they are.
+ */
+async function compareOnly(p: ReturnType<typeof parse>, io: Io): Promise<number> {
+  if (p.positionals.length > 0) throw new UsageError('--compare compares two saved runs and takes no pack; leave out --compare to measure one');
+  const baselineFile = str(p, 'baseline');
+  if (baselineFile === undefined) throw new UsageError('--compare <new.json> needs --baseline <old.json>');
+  const threshold = parseThreshold(str(p, 'threshold'));
+  const floorNs = parseFloor(str(p, 'floor'));
+  const { compareFigures, baselineProblem } = await import('../../packbench/compare.js');
+  const { comparisonReport } = await import('../../packbench/report.js');
+  const old = readBaseline(baselineFile, baselineProblem);
+  const now = readBaseline(str(p, 'compare') as string, baselineProblem);
+  const c = compareFigures(old, now, { threshold, floorNs });
+  io.out(bool(p, 'json') ? `${toJson({ file: baselineFile, threshold, floor_ns: floorNs, ...c }, 2)}\n` : comparisonReport(c, threshold, floorNs));
+  return c.regression ? EXIT_REGRESSION : EXIT_OK;
+}
+
 function readBaseline(file: string, problem: (v: unknown) => string | undefined): import('../../packbench/run.js').Figures {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new InputError(`oarc bench: cannot read baseline ${file}: ${ioReason(e)}`);
+    throw new InputError(`oarc bench: cannot read figures ${file}: ${ioReason(e)}`);
   }
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new InputError(`oarc bench: baseline ${file} is not JSON: ${e instanceof Error ? e.message : String(e)}; write it with oarc bench … --json > ${file}`);
+    throw new InputError(`oarc bench: ${file} is not JSON: ${e instanceof Error ? e.message : String(e)}; write it with oarc bench … --json > ${file}`);
   }
   const why = problem(v);
-  if (why !== undefined) throw new InputError(`oarc bench: baseline ${file}: ${why}; write it with oarc bench … --json > ${file}`);
+  if (why !== undefined) throw new InputError(`oarc bench: ${file}: ${why}; write it with oarc bench … --json > ${file}`);
   return v as import('../../packbench/run.js').Figures;
 }
 

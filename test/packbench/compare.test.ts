@@ -48,13 +48,22 @@ describe('the regression gate', () => {
     expect(compareFigures(figures(around(50, 0.5)), figures(around(70, 0.5)), { threshold: 0.1, floorNs: 10 }).regression).toBe(true);
   });
 
-  it('passes a change inside the noise of the two runs', () => {
-    // 30% slower, but the samples spread ±1000 ns: 2 × pooled sd is far above the 300 ns change.
-    const old = around(1000, 1000);
-    const now = around(1300, 1000);
+  it('passes a change inside the noise of the two runs, measured on a log scale', () => {
+    // 30% slower, but the samples spread from a tenth to nearly twice the median: the log change
+    // (ln 1.3 ≈ 0.26) is far inside twice the pooled sd of the log samples.
+    const old = around(1000, 900);
+    const now = around(1300, 1170);
     const c = compareFigures(figures(old), figures(now), gate);
-    expect(c.pooled_sd_ns).toBeCloseTo(Math.sqrt((robustSd(old) ** 2 + robustSd(now) ** 2) / 2), 1);
+    const logSd = (xs: number[]) => robustSd(xs.map(Math.log));
+    expect(c.pooled_log_sd).toBeCloseTo(Math.sqrt((logSd(old) ** 2 + logSd(now) ** 2) / 2), 3);
+    expect(c.log_change).toBeCloseTo(Math.log(1.3), 3);
     expect(c).toMatchObject({ over_threshold: true, over_floor: true, outside_noise: false, regression: false });
+  });
+
+  it('a build ten times slower is outside the noise however noisy both runs are, since noise scales with time', () => {
+    const old = around(1000, 900);
+    const now = old.map((x) => x * 10);
+    expect(compareFigures(figures(old), figures(now), gate)).toMatchObject({ outside_noise: true, regression: true });
   });
 
   it('a faster run is never a regression', () => {
