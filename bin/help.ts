@@ -312,7 +312,7 @@ the occurrence file is what oarc eval reads (one occurrence, a JSON array or JSO
 The file is decided in order, as one session (or the sessions its occurrences name), again and
 again: every pass decides in fresh sessions of its own, so counters and activity start from
 nothing each time; the sessions are ended outside the timed region. A sample is a batch of
-passes timed together (at least 1 ms); the figures are over the samples — median (= p50), p99,
+passes timed together (at least 50 µs); the figures are over the samples — median (= p50), p99,
 a robust standard deviation (1.4826 × MAD) — per occurrence and over the file. Decisions/s is
 1e9 / median. Allocation per decision is measured separately (V8's GC profiler; gc is switched
 on at run time when node was started without --expose-gc). With rule documents both back ends
