@@ -25,6 +25,7 @@ const COMMAND: Record<string, () => Promise<Command>> = {
   corpus: async () => (await import('./commands/corpus.js')).corpusCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
+  diff: async () => (await import('./commands/diff.js')).diffCommand,
 };
 
 /** Commands that print their own help (they delegate to a part documenting its own arguments). */

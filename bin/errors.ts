@@ -13,6 +13,11 @@ export const EXIT_USAGE = 2;
  * tell "the pack blocked this" from "the pack or the occurrence is broken", which exits 1.
  */
 export const EXIT_DECISION = 3;
+/**
+ * `oarc bench --baseline`: slower than the baseline beyond the threshold, the floor and the noise.
+ * Not 1, so CI can tell "the pack got slower" from "the pack or the occurrences are broken".
+ */
+export const EXIT_REGRESSION = 4;
 /** An internal error (sysexits EX_SOFTWARE): a bug in oarc, not in what the user gave it. */
 export const EXIT_INTERNAL = 70;
 

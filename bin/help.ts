@@ -23,7 +23,8 @@ Commands:
   serve        serve decisions over HTTP (a REST API, reload, health, metrics, decision log)
   mcp          put a pack in front of an MCP server: decide every tools/call and its result
   conformance  run conformance fixtures (the corpus, or your own) through oarc
-  bench        run oarc's own benchmarks (from a clone of the repository)
+  bench        benchmark your pack on your occurrences; --baseline gates CI on a regression
+  diff         what a pack change does to decisions: old and new pack on the same occurrences
 
 Options:
   -h, --help      show this help; \`oarc <command> --help\` for a command
@@ -37,6 +38,7 @@ Colour is used only when the output is a terminal and NO_COLOR is unset.
 
 ${EXIT}
   3   oarc eval --fail-on: an occurrence was decided with one of the listed effects
+  4   oarc bench --baseline: slower than the baseline beyond threshold, floor and noise
 `;
 
 const PACK_OPTIONS = `      --capability <file>   the host's capability document (section 8.2 of the spec); required
@@ -300,24 +302,112 @@ Example:
 ${EXIT}
 `,
 
-  bench: `Usage: oarc bench [--quick] [--only=<section,…>] [--json]
+  bench: `Usage: oarc bench <bundle.mjs | rules…> --occurrence <file> [--capability <file>] [options]
+       oarc bench --baseline <old.json> --compare <new.json> [--threshold <P>] [--floor <ns>]
+       oarc bench --suite [--quick] [--only=<section,…>] [--json]
 
-Run oarc's own benchmarks (bench/: generated packs, against hand-written and third-party
-baselines) in this process and print the report as markdown on stdout, with progress on stderr.
-Every figure is a median of interleaved samples; on a shared machine read the ratios, not the
-absolute times. A full run writes bench/results/<section>.json.
+Benchmark your pack on your occurrences: how long a decision takes, how much it allocates, what
+compiling costs, and how the compiled pack compares with the interpreter. The pack is a compiled
+bundle or rule documents (compiled in process; --capability then required), as for oarc eval;
+the occurrence file is what oarc eval reads (one occurrence, a JSON array or JSON Lines).
 
-The benchmarks run from a clone of the oarc repository (npm ci && npm run bench); the installed
-package does not include them, and there this command says so and exits 2.
+The file is decided in order, as one session (or the sessions its occurrences name), again and
+again: every pass decides in fresh sessions of its own, so counters and activity start from
+nothing each time; the sessions are ended outside the timed region. A sample is a batch of
+passes timed together (at least 50 µs); the figures are over the samples — median (= p50), p99,
+a robust standard deviation (1.4826 × MAD) — per occurrence and over the file. Decisions/s is
+1e9 / median. Allocation per decision is measured separately (V8's GC profiler; gc is switched
+on at run time when node was started without --expose-gc). With rule documents both back ends
+are measured in turn, in the same run: the specialised bundle (what a host runs) and the
+interpreter; compiled/interpreter is the ratio of their medians (below 1: compiled is faster).
+
+--baseline compares this run with an earlier --json and exits 4 only when the median per
+decision over the file (specialised back end) is ALL of: more than --threshold slower, more than
+--floor ns slower, and, on a log scale, slower by more than twice the pooled robust standard
+deviation of the two runs' log samples. Per-occurrence changes are shown, never gated. On a shared machine read ratios, not times.
 
 Options:
-      --quick               tiny counts for a smoke run: the numbers mean nothing, and no
-                            result file is written
-      --only <section,…>    run only these sections: conditions, decide, alloc, compile
-      --json                print the results as JSON instead of markdown
+      --capability <file>   the capability document (required with rule documents)
+      --config <file>       an operator configuration document; repeatable (rule documents only)
+      --occurrence <file>   the occurrence file to decide; required
+      --detectors <module>  detector implementations, as for oarc eval
+      --time <duration>     how long to measure, warm-up included: 3s (default), 500ms, 10
+                            (seconds); split between the back ends
+      --json                print the figures as JSON (what --baseline reads) on stdout
+      --baseline <file>     an earlier run's --json: compare, and exit 4 on a regression
+      --threshold <P>       the relative part of the gate (default 10%)
+      --floor <ns>          the absolute part of the gate, ns per decision (default 25)
+      --compare <file>      with --baseline: gate two saved --json runs, measuring nothing
+                            (measure in one CI job, gate in another)
+      --suite               run oarc's own benchmark suite instead (bench/: generated packs,
+                            against third-party baselines); from a clone of the repository only
+                            (npm ci && npm run bench) — the installed package says so, exit 2
+      --quick, --only <section,…>
+                            with --suite: a smoke run; only these sections (conditions,
+                            decide, alloc, compile)
   -h, --help                show this help
 
-${EXIT}
+Examples:
+  oarc bench examples/gateway/rules.yaml --capability examples/gateway/capability.yaml \\
+    --detectors examples/gateway/detectors.mjs --occurrence examples/gateway/session.jsonl \\
+    --time 2s --json > bench.json
+  oarc bench examples/gateway/rules.yaml --capability examples/gateway/capability.yaml \\
+    --detectors examples/gateway/detectors.mjs --occurrence examples/gateway/session.jsonl \\
+    --time 2s --baseline bench.json
+
+Exit status:
+  0   measured (and, with --baseline, no regression)
+  1   errors in the input: load diagnostics, an unreadable file or baseline, an occurrence
+      the engine refuses
+  2   usage error: no pack given, unknown option, a bad --time, --threshold or --floor
+  4   --baseline: a regression by the rule above (distinct from 1, so CI can tell "slower"
+      from "broken")
+  70  internal error in oarc
+`,
+
+  diff: `Usage: oarc diff <old> <new> --capability <file> [options]
+       oarc diff --old <rules…> --new <rules…> --capability <file> [options]
+
+What a pack change does to decisions, for pull-request review. <old> and <new> are each a rule
+file or a directory of them (--old and --new, repeatable, for lists). Both are loaded against the
+same capability and configuration and decide the same occurrences: the --occurrence file (one
+session, in order, as oarc eval decides it) and --runs generated cases. Every occurrence whose
+decision, deciding rule, copy, transforms or transformed content differ is reported, grouped by
+the change, with a small example occurrence per group (shrunk while it shows the same change):
+
+  1. \`block\` → \`none\` at tool.pre_invoke, rule acme.security/BLOCK_RM_RF no longer fires
+
+Rules are compared by qualified identifier on their checked form, not their text: added,
+removed, and changed with the fields whose meaning differs (when, effect, copy, …). Layout,
+quoting, comments and field order are not changes, so a pack reformatted by oarc fmt shows
+none. Generated occurrences are type-directed and seeded: each fact and tool argument the rules
+read gets values of its type — the constants the conditions and selectors compare with, values
+around them, edge integers, present or absent — and a third of the cases are short sessions
+(repeats, for counters). The same packs and --seed give the same cases.
+
+Options:
+      --capability <file>   the capability document both packs are loaded against; required
+      --config <file>       an operator configuration document, applied to both; repeatable
+      --old <rules>, --new <rules>
+                            the packs as lists of files or directories (instead of <old> <new>)
+      --occurrence <file>   occurrences to decide besides the generated ones
+      --detectors <module>  detector implementations, as for oarc eval
+      --runs <n>            generated cases (default 1000; 0: only the --occurrence file)
+      --seed <n>            the generator's seed (default 1)
+      --format <f>          text (default), markdown (a pull-request comment) or json
+      --json                the same as --format json
+  -h, --help                show this help
+
+Example:
+  oarc diff examples/gateway/rules.yaml my-rules.yaml --capability examples/gateway/capability.yaml \\
+    --detectors examples/gateway/detectors.mjs --occurrence examples/gateway/session.jsonl
+
+Exit status:
+  0   no occurrence was decided differently (rules may still differ where no case reached)
+  1   some occurrence was decided differently — or the input is broken (load diagnostics, an
+      unreadable file, an occurrence the engine refuses), reported on stderr
+  2   usage error: unknown option, not two packs, a bad --format, --runs or --seed
+  70  internal error in oarc
 `,
   serve: `Usage: oarc serve <bundle.mjs | rules…> [--capability <file>] [--config <file>…] [options]
 

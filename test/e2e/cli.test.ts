@@ -55,7 +55,7 @@ function expectFailure(r: Run, status: number, message: RegExp | string): void {
 // ---------------------------------------------------------------------------------------------
 // Build once if dist/ is older than the sources the CLI runs from.
 
-const BUILT_FROM = ['bin', 'compiler', 'runtime', 'examples', 'packtest', 'format', 'watch', 'injection', 'serve', 'mcp', 'conformance'];
+const BUILT_FROM = ['bin', 'compiler', 'runtime', 'examples', 'packtest', 'format', 'watch', 'injection', 'serve', 'mcp', 'conformance', 'packbench', 'diff'];
 
 let tmp = '';
 let inPackage = '';
@@ -92,7 +92,7 @@ describe('help and version', () => {
     const r = oarc(['--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Usage: oarc <command> [options]');
-    for (const c of ['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'corpus', 'serve', 'mcp', 'conformance', 'bench']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    for (const c of ['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'corpus', 'serve', 'mcp', 'conformance', 'bench', 'diff']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     expect(r.stdout).toContain('Exit status:');
     expect(r.stderr).toBe('');
   });
@@ -113,7 +113,7 @@ describe('help and version', () => {
     }
   });
 
-  it.each(['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'corpus', 'serve', 'mcp', 'bench'])('oarc %s --help', (command) => {
+  it.each(['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'corpus', 'serve', 'mcp', 'bench', 'diff'])('oarc %s --help', (command) => {
     const r = oarc([command, '--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`Usage: oarc ${command}`);
@@ -509,8 +509,8 @@ describe('oarc conformance and bench delegate', () => {
     expect(r.stdout).toContain('1 passed, 0 failed, 0 skipped');
   });
 
-  it('runs a quick benchmark section through the harness', () => {
-    const r = oarc(['bench', '--quick', '--only=conditions']);
+  it('runs a quick section of the project\'s own benchmark suite through the harness (--suite)', () => {
+    const r = oarc(['bench', '--suite', '--quick', '--only=conditions']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^# oarc benchmarks \(--quick/);
     expect(r.stderr).toContain('== conditions');
@@ -518,9 +518,11 @@ describe('oarc conformance and bench delegate', () => {
   });
 
   it('bench checks its own flags', () => {
-    expectFailure(oarc(['bench', '--only=']), 2, 'oarc bench: option --only needs at least one benchmark name');
+    expectFailure(oarc(['bench', '--suite', '--only=']), 2, 'oarc bench: option --only needs at least one benchmark name');
     expectFailure(oarc(['bench', '--fast']), 2, 'oarc bench: unknown option --fast');
-    expectFailure(oarc(['bench', '--only=nope']), 2, 'oarc bench: unknown benchmark nope; the benchmarks are conditions, decide, alloc, compile');
+    expectFailure(oarc(['bench', '--suite', '--only=nope']), 2, 'oarc bench: unknown benchmark nope; the benchmarks are conditions, decide, alloc, compile');
+    // Without --suite, the suite's flags are refused rather than silently benchmarking nothing.
+    expectFailure(oarc(['bench', '--only=conditions']), 2, 'oarc bench: --only is an option of oarc\'s own benchmark suite: add --suite');
   });
 });
 
@@ -564,7 +566,7 @@ describe('user errors: one line, the right status, no stack trace', () => {
 
   it('no rule files, and an unknown command', () => {
     expectFailure(oarc(['check', '--capability', CAP]), 2, 'oarc check: no rule files given');
-    expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench, test, fmt, corpus, serve, mcp');
+    expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench, test, fmt, corpus, serve, mcp, diff');
   });
 });
 

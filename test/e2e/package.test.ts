@@ -35,7 +35,7 @@ function run(command: string, args: readonly string[], cwd: string): SpawnSyncRe
 const oarc = (...args: string[]) => run(process.execPath, [join(project, 'node_modules', 'oarc', 'dist', 'bin', 'oarc.js'), ...args], project);
 
 beforeAll(() => {
-  ensureBuilt(['bin', 'compiler', 'runtime', 'packtest', 'format', 'watch', 'injection', 'serve', 'conformance']);
+  ensureBuilt(['bin', 'compiler', 'runtime', 'packtest', 'format', 'watch', 'injection', 'serve', 'conformance', 'packbench', 'diff']);
   tmp = mkdtempSync(join(tmpdir(), 'oarc-package-'));
   // --ignore-scripts: the tarball is what prepack would pack, from the dist/ just checked fresh;
   // prepack's clean rebuild would pull dist/ from under test files running beside this one.
@@ -65,6 +65,7 @@ describe('the tarball', () => {
       'dist/bin/commands/corpus.js', 'dist/injection/index.js', 'dist/injection/index.d.ts', 'injection/corpus/seed-v1.jsonl',
       'dist/bin/commands/serve.js', 'dist/serve/index.js', 'dist/serve/http.js', 'dist/serve/service.js', 'dist/serve/store.js',
       'dist/bin/commands/mcp.js', 'dist/mcp/index.js', 'dist/mcp/proxy.js',
+      'dist/bin/commands/bench.js', 'dist/packbench/run.js', 'dist/packbench/measure.js', 'dist/bin/commands/diff.js', 'dist/diff/run.js', 'dist/diff/generate.js',
     ]) expect(paths()).toContain(p);
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the oarc authors\n/);
   });
@@ -177,7 +178,7 @@ describe('npm install --omit=dev of the tarball', () => {
     ]);
   });
 
-  it('the installed CLI offers what it documents; bench says it runs from a clone', () => {
+  it('the installed CLI offers what it documents; bench benchmarks a pack, its suite says it runs from a clone', () => {
     const help = oarc('--help');
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^ {2}bench /m);
@@ -197,12 +198,22 @@ describe('npm install --omit=dev of the tarball', () => {
     expect(corpus.stdout).toMatch(/^ok: \d+ records in 1 file\n$/);
     const fmt = oarc('fmt', '--check', 'rules.yaml');
     expect(fmt.status, fmt.stdout + fmt.stderr).toBe(0);
-    for (const args of [['bench'], ['bench', '--quick']]) {
-      const bench = oarc(...args);
-      expect(bench.status, bench.stderr).toBe(2);
-      expect(bench.stderr).toBe(
-        'oarc bench: the benchmark suite measures oarc itself on generated packs and runs from a clone of the oarc repository (npm ci && npm run bench); it is not part of the installed package\n',
-      );
-    }
+    // oarc bench on a user's pack runs installed, with no devDependency; the project's suite does not.
+    writeFileSync(join(project, 'occ.json'), '{"anchor": "tool.pre_invoke", "tool_call": {"name": "bash"}}');
+    const bench = oarc('bench', 'rules.yaml', '--capability', 'cap.yaml', '--occurrence', 'occ.json', '--time', '200ms', '--json');
+    expect(bench.status, bench.stderr).toBe(0);
+    expect((JSON.parse(bench.stdout) as { backends: Record<string, unknown> }).backends).toHaveProperty('interpreter');
+    const suite = oarc('bench', '--suite');
+    expect(suite.status, suite.stderr).toBe(2);
+    expect(suite.stderr).toBe(
+      'oarc bench: the benchmark suite measures oarc itself on generated packs and runs from a clone of the oarc repository (npm ci && npm run bench); it is not part of the installed package\n',
+    );
+    const bare = oarc('bench');
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toContain('oarc bench: no pack given');
+    // oarc diff: the same pack against itself decides nothing differently.
+    const diff = oarc('diff', 'rules.yaml', 'rules.yaml', '--capability', 'cap.yaml', '--runs', '50');
+    expect(diff.status, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain('no decision changed');
   });
 });
