@@ -24,6 +24,8 @@ const COMMAND: Record<string, () => Promise<Command>> = {
   fmt: async () => (await import('./commands/fmt.js')).fmtCommand,
   corpus: async () => (await import('./commands/corpus.js')).corpusCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
+  fuzz: async () => (await import('./commands/fuzz.js')).fuzzCommand,
+  adapter: async () => (await import('./commands/adapter.js')).adapterCommand,
 };
 
 /** Commands that print their own help (they delegate to a part documenting its own arguments). */
