@@ -145,7 +145,7 @@ function report(r: FuzzResult, backends: string[], docs: PackDocs | undefined, o
   mkdirSync(out, { recursive: true });
   const casePath = join(out, `${id}.jsonl`);
   writeFileSync(casePath, f.shrunk.occurrences.map((o) => toJsonText(o)).join('\n') + '\n');
-  const fixturePath = docs === undefined ? undefined : writeFixture(id, f, docs, out);
+  const fixturePath = docs === undefined ? undefined : writeFixture(id, r.seed, f, docs, out);
   const d = f.difference;
   const describe = (a: Answer) => ('error' in a ? `refused (${a.error.kind}: ${a.error.message})` : `${a.decision.decision}${a.decision.rule ? ` by ${a.decision.rule}` : ''}`);
   summary.difference = {
@@ -182,12 +182,12 @@ function report(r: FuzzResult, backends: string[], docs: PackDocs | undefined, o
 }
 
 /** The fixture records the interpreter's answers when oarc's back ends disagree, oarc's otherwise. */
-function writeFixture(id: string, f: Finding, docs: PackDocs, out: string): string | undefined {
+function writeFixture(id: string, seed: number, f: Finding, docs: PackDocs, out: string): string | undefined {
   const internal = f.answers.filter((a) => ['specialised', 'generic', 'interpreter'].includes(a.backend));
   const disagree = new Set(internal.map((a) => toJsonText(a.answers, true))).size > 1;
   const reference = (disagree ? internal.find((a) => a.backend === 'interpreter') : internal[0]) ?? internal[0];
   if (reference === undefined) return undefined;
-  const title = `oarc fuzz seed ${f.shrunk.occurrences[0]?.session_id ?? id}: ${f.difference.left.backend} and ${f.difference.right.backend} differ at occurrence ${f.difference.index + 1}; expected is ${reference.backend}'s answer`;
+  const title = `oarc fuzz --seed ${seed}, case ${f.caseIndex} (shrunk): ${f.difference.left.backend} and ${f.difference.right.backend} differ at occurrence ${f.difference.index + 1}; expected is ${reference.backend}'s answer`;
   const fixture = buildFixture(id, title, docs, f.shrunk, reference.answers);
   if (fixture === undefined) return undefined;
   const path = join(out, `${id}.json`);
