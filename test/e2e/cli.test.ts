@@ -564,7 +564,7 @@ describe('user errors: one line, the right status, no stack trace', () => {
 
   it('no rule files, and an unknown command', () => {
     expectFailure(oarc(['check', '--capability', CAP]), 2, 'oarc check: no rule files given');
-    expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench, test, fmt, corpus, serve');
+    expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench, test, fmt, corpus, serve, fuzz, adapter');
   });
 });
 

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { compileToBundle, loadPackFiles } from '../../compiler/index.js';
-import { decideInProcess } from '../../fuzz/backends.js';
+import { decideInProcess, inProcess, type Backend } from '../../fuzz/backends.js';
+import { fuzz } from '../../fuzz/run.js';
 import { comparable, firstDifference } from '../../fuzz/compare.js';
 import { generateCase, type FuzzCase } from '../../fuzz/generate.js';
 import { parseJsonText, toJsonText } from '../../fuzz/json.js';
@@ -130,5 +131,42 @@ describe('firstDifference', () => {
     expect(firstDifference('a', [a], 'b', [b], true)).toBeUndefined();
     expect(firstDifference('a', [a], 'b', [b], false)?.members).toEqual(['applied']);
     expect(comparable({ error: { kind: 'occurrence', message: 'm' } }, true)).toEqual(comparable({ error: { kind: 'occurrence', message: 'n' } }, true));
+  });
+});
+
+describe('fuzz()', () => {
+  const pack = load();
+  const bundle = compileToBundle(pack);
+  const model = buildModel(bundle, pack);
+  const specialised = inProcess('specialised', bundle, {}, true);
+
+  it('finds a back end that differs on one effect, and shrinks the case to the occurrence that shows it', async () => {
+    // A planted in-process divergence: a "generic" back end that reports every transform as none.
+    const flipped: Backend = {
+      name: 'generic',
+      decide: async (occs) =>
+        (await specialised.decide(occs)).map((a) => ('decision' in a && a.decision.decision === 'transform' ? { decision: { ...a.decision, decision: 'none' as const } } : a)),
+    };
+    const r = await fuzz({ model, backends: [specialised, flipped], seed: 4, runs: 200 });
+    expect(r.finding).toBeDefined();
+    const f = r.finding!;
+    expect(f.difference.members).toEqual(['decision']);
+    expect(f.shrunk.occurrences).toHaveLength(1);
+    expect(f.shrunk.occurrences[0]?.anchor).toBe('content.output');
+    expect(f.shrunk.occurrences.length).toBeLessThanOrEqual(f.original.occurrences.length);
+    // The same seed finds the same case.
+    const again = await fuzz({ model, backends: [specialised, flipped], seed: 4, runs: 200 });
+    expect(toJsonText(again.finding?.shrunk)).toBe(toJsonText(f.shrunk));
+  });
+
+  it('stops at --time, and reports progress with the cases done', async () => {
+    let t = 0;
+    const seen: number[] = [];
+    // Each reading of the clock advances it 100 ms: the run ends after about 5 s of "time".
+    const r = await fuzz({ model, backends: [specialised], seed: 1, timeMs: 5000, now: () => (t += 100), progress: (p) => seen.push(p.cases) });
+    expect(r.finding).toBeUndefined();
+    expect(r.cases).toBeGreaterThan(10);
+    expect(r.cases).toBeLessThan(60);
+    expect(seen[seen.length - 1]).toBe(r.cases);
   });
 });
