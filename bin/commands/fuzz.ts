@@ -187,6 +187,10 @@ function writeFixture(id: string, seed: number, f: Finding, docs: PackDocs, out:
   const disagree = new Set(internal.map((a) => toJsonText(a.answers, true))).size > 1;
   const reference = (disagree ? internal.find((a) => a.backend === 'interpreter') : internal[0]) ?? internal[0];
   if (reference === undefined) return undefined;
+  // A fixture asserts decisions: a difference at an occurrence the reference refused has no
+  // place in one (the .jsonl keeps the case).
+  const at = reference.answers[f.difference.index];
+  if (at === undefined || 'error' in at) return undefined;
   const title = `oarc fuzz --seed ${seed}, case ${f.caseIndex} (shrunk): ${f.difference.left.backend} and ${f.difference.right.backend} differ at occurrence ${f.difference.index + 1}; expected is ${reference.backend}'s answer`;
   const fixture = buildFixture(id, title, docs, f.shrunk, reference.answers);
   if (fixture === undefined) return undefined;
