@@ -44,10 +44,10 @@ const withoutTimings = (s: string) => s.split('\n').filter((l) => !/cases\/s|cas
 
 describe('oarc fuzz: no difference', () => {
   it('oarc agrees with itself on every back end and through the protocol, deterministically for a seed', () => {
-    const args = ['fuzz', ...PACK, '--seed', '42', '--runs', '100', '--out', join(tmp, 'none'), '--against', ADAPTER];
+    const args = ['fuzz', ...PACK, '--seed', '42', '--runs', '60', '--out', join(tmp, 'none'), '--against', ADAPTER];
     const a = oarc(args);
     expect(a.status, a.stderr).toBe(0);
-    expect(a.stdout).toContain('no difference in 100 cases');
+    expect(a.stdout).toContain('no difference in 60 cases');
     expect(a.stdout).toContain('specialised, generic, interpreter, external');
     expect(a.stderr).toContain('seed 42');
     const b = oarc(args);
@@ -59,10 +59,10 @@ describe('oarc fuzz: no difference', () => {
   }, 60_000);
 
   it('--json prints a summary whose tally covers every case, and runs on a compiled bundle', () => {
-    const r = oarc(['fuzz', ...PACK, '--seed', '9', '--runs', '80', '--json']);
+    const r = oarc(['fuzz', ...PACK, '--seed', '9', '--runs', '40', '--json']);
     expect(r.status, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout) as { seed: number; cases: number; occurrences: number; differences: number; decisions: Record<string, number> };
-    expect(s).toMatchObject({ seed: 9, cases: 80, differences: 0 });
+    expect(s).toMatchObject({ seed: 9, cases: 40, differences: 0 });
     expect(Object.values(s.decisions).reduce((n, x) => n + x, 0)).toBe(s.occurrences);
     const bundle = join(tmp, 'pack.mjs');
     expect(oarc(['compile', ...PACK, '-o', bundle, '--runtime', join(ROOT, 'dist/runtime/internal.js')]).status).toBe(0);
