@@ -26,6 +26,8 @@ const COMMAND: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
+  fuzz: async () => (await import('./commands/fuzz.js')).fuzzCommand,
+  adapter: async () => (await import('./commands/adapter.js')).adapterCommand,
 };
 
 /** Commands that print their own help (they delegate to a part documenting its own arguments). */

@@ -24,6 +24,8 @@ Commands:
   mcp          put a pack in front of an MCP server: decide every tools/call and its result
   conformance  run conformance fixtures (the corpus, or your own) through oarc
   bench        benchmark your pack on your occurrences; --baseline gates CI on a regression
+  fuzz         differential fuzzing of a pack: oarc's back ends (and another engine) must agree
+  adapter      speak the engine protocol (docs/engine-protocol.md) on stdin/stdout, for fuzz --against
   diff         what a pack change does to decisions: old and new pack on the same occurrences
 
 Options:
@@ -505,5 +507,60 @@ Exit status:
   1   the pack did not load, the server could not start or exited, the SDK is missing
   2   usage error
   70  internal error in oarc
+`,
+  fuzz: `Usage: oarc fuzz <rules…|bundle.mjs> --capability <file> [--config <file>…] [options]
+
+Differential fuzzing of your pack. Sessions of occurrences are generated from the capability and
+the pack (constants mined from conditions, selectors, flows and copy; boundary ints; code-point
+edge strings; present, absent and wrong-typed facts; spans for transform targets; repeated calls
+so counters move) and each is decided by every back end: the bundle's decision procedures
+(specialised), the generic engine on compiled conditions (generic) and the interpreter — with
+--against, also an external engine over the JSON Lines protocol of docs/engine-protocol.md. The
+decisions are compared in the wire form: decision, identifiers, copy, advisories, transforms,
+content, skipped spans, trace, side-effects, events, counters. On the first difference the case
+is shrunk and written to --out as a conformance fixture (<id>.json, replay with
+\`oarc conformance <dir>\`) and as JSON Lines (<id>.jsonl, for \`oarc eval --occurrence\`).
+A compiled bundle is fuzzed on its two compiled back ends, and no fixture is written (it
+carries no rule documents). Progress goes to stderr about once a second; the same seed gives
+the same cases and the same output (timings aside).
+
+Options:
+${PACK_OPTIONS}
+      --detectors <module>  detector implementations (as for oarc eval)
+      --seed <n>            0 to 4294967295; default: a random seed, printed
+      --runs <n>            number of cases (sessions) to generate; default 1000
+      --time <duration>     run for this long instead (30s, 2m, 500ms)
+      --out <dir>           where a finding is written; default ./oarc-fuzz
+      --against <command>   also run this engine (started by the shell) over the protocol,
+                            e.g. --against "oarc adapter --detectors d.mjs"
+      --json                print a summary as JSON on stdout
+  -h, --help                show this help
+
+Example:
+  oarc fuzz examples/gateway/rules.yaml --capability examples/gateway/capability.yaml \\
+    --detectors examples/gateway/detectors.mjs --seed 1 --runs 300
+
+Exit status:
+  0   no difference
+  1   a difference was found (fixture written), the pack did not load, or the external engine
+      broke the protocol
+  2   usage error
+  70  internal error in oarc
+`,
+  adapter: `Usage: oarc adapter [--detectors <module>]
+
+oarc as an engine behind the JSON Lines protocol of docs/engine-protocol.md: one request per
+line on stdin (a pack, then occurrences), one response per line on stdout. The reference
+adapter: \`oarc fuzz … --against "oarc adapter"\` fuzzes oarc against itself through the protocol,
+and an implementation in another language is checked against it the same way.
+
+Options:
+      --detectors <module>  detector implementations (as for oarc eval)
+  -h, --help                show this help
+
+Exit status:
+  0   the input ended
+  1   the detectors module cannot be used
+  2   usage error
 `,
 };

@@ -55,7 +55,7 @@ function expectFailure(r: Run, status: number, message: RegExp | string): void {
 // ---------------------------------------------------------------------------------------------
 // Build once if dist/ is older than the sources the CLI runs from.
 
-const BUILT_FROM = ['bin', 'compiler', 'runtime', 'examples', 'packtest', 'format', 'watch', 'injection', 'serve', 'mcp', 'conformance', 'packbench', 'diff'];
+const BUILT_FROM = ['bin', 'compiler', 'runtime', 'examples', 'packtest', 'format', 'watch', 'injection', 'serve', 'mcp', 'conformance', 'packbench', 'diff', 'fuzz'];
 
 let tmp = '';
 let inPackage = '';
@@ -92,7 +92,7 @@ describe('help and version', () => {
     const r = oarc(['--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Usage: oarc <command> [options]');
-    for (const c of ['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'corpus', 'serve', 'mcp', 'conformance', 'bench', 'diff']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    for (const c of ['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'corpus', 'serve', 'mcp', 'conformance', 'bench', 'diff', 'fuzz', 'adapter']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     expect(r.stdout).toContain('Exit status:');
     expect(r.stderr).toBe('');
   });
@@ -113,7 +113,7 @@ describe('help and version', () => {
     }
   });
 
-  it.each(['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'corpus', 'serve', 'mcp', 'bench', 'diff'])('oarc %s --help', (command) => {
+  it.each(['compile', 'check', 'eval', 'portability', 'test', 'fmt', 'corpus', 'serve', 'mcp', 'bench', 'diff', 'fuzz', 'adapter'])('oarc %s --help', (command) => {
     const r = oarc([command, '--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`Usage: oarc ${command}`);
@@ -566,7 +566,7 @@ describe('user errors: one line, the right status, no stack trace', () => {
 
   it('no rule files, and an unknown command', () => {
     expectFailure(oarc(['check', '--capability', CAP]), 2, 'oarc check: no rule files given');
-    expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench, test, fmt, corpus, serve, mcp, diff');
+    expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench, test, fmt, corpus, serve, mcp, diff, fuzz, adapter');
   });
 });
 

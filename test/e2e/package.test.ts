@@ -35,7 +35,7 @@ function run(command: string, args: readonly string[], cwd: string): SpawnSyncRe
 const oarc = (...args: string[]) => run(process.execPath, [join(project, 'node_modules', 'oarc', 'dist', 'bin', 'oarc.js'), ...args], project);
 
 beforeAll(() => {
-  ensureBuilt(['bin', 'compiler', 'runtime', 'packtest', 'format', 'watch', 'injection', 'serve', 'conformance', 'packbench', 'diff']);
+  ensureBuilt(['bin', 'compiler', 'runtime', 'packtest', 'format', 'watch', 'injection', 'serve', 'conformance', 'packbench', 'diff', 'mcp', 'fuzz']);
   tmp = mkdtempSync(join(tmpdir(), 'oarc-package-'));
   // --ignore-scripts: the tarball is what prepack would pack, from the dist/ just checked fresh;
   // prepack's clean rebuild would pull dist/ from under test files running beside this one.
@@ -66,6 +66,7 @@ describe('the tarball', () => {
       'dist/bin/commands/serve.js', 'dist/serve/index.js', 'dist/serve/http.js', 'dist/serve/service.js', 'dist/serve/store.js',
       'dist/bin/commands/mcp.js', 'dist/mcp/index.js', 'dist/mcp/proxy.js',
       'dist/bin/commands/bench.js', 'dist/packbench/run.js', 'dist/packbench/measure.js', 'dist/bin/commands/diff.js', 'dist/diff/run.js', 'dist/diff/generate.js',
+      'dist/bin/commands/fuzz.js', 'dist/bin/commands/adapter.js', 'dist/fuzz/run.js', 'dist/fuzz/protocol.js',
     ]) expect(paths()).toContain(p);
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the oarc authors\n/);
   });
@@ -215,5 +216,14 @@ describe('npm install --omit=dev of the tarball', () => {
     const diff = oarc('diff', 'rules.yaml', 'rules.yaml', '--capability', 'cap.yaml', '--runs', '50');
     expect(diff.status, diff.stderr).toBe(0);
     expect(diff.stdout).toContain('no decision changed');
+  });
+
+  it('the installed oarc fuzz runs without devDependencies, against the installed oarc adapter', () => {
+    // The pack of the fuzz tests: tool calls, counters, a transform; only reserved detectors.
+    for (const f of ['capability.yaml', 'rules.yaml']) writeFileSync(join(project, `fuzz-${f}`), readFileSync(join(ROOT, 'test', 'fuzz', 'fixtures', 'pack', f), 'utf8'));
+    const adapter = `"${process.execPath}" "${join(project, 'node_modules', 'oarc', 'dist', 'bin', 'oarc.js')}" adapter`;
+    const r = oarc('fuzz', 'fuzz-rules.yaml', '--capability', 'fuzz-capability.yaml', '--seed', '1', '--runs', '30', '--against', adapter);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('no difference in 30 cases');
   });
 });

@@ -12,6 +12,7 @@
  */
 import fc from 'fast-check';
 import { symbolTable, type FactType, type SymbolTable } from '../../runtime/types.js';
+import { CODE_UNIT_POOL, I53, I63, INT_MAGNITUDES, STRING_POOL } from '../../fuzz/pools.js';
 
 // --- the symbol environment ---------------------------------------------------------------------
 
@@ -57,24 +58,10 @@ export const GEN_TYPES: readonly FactType[] = [
 
 // --- shared value pools -------------------------------------------------------------------------
 
-/** Strings used for literals, fact values, list members and map keys alike, so lookups hit. */
-export const STRING_POOL: readonly string[] = [
-  '', 'a', 'b', 'ab', 'abc', 'A', '/etc/passwd', '/etc', 'http://', 'rm -rf',
-  'constructor', '__proto__', 'toString', 'hasOwnProperty', 'prototype', 'length',
-  '😀', 'a😀', '😀b', '\uFF5E', '\uD83D', '\uDE00', 'x\uD83D', '\uDE00x', '\uD83D\uDE00\uDE00',
-  '\uD800\uDC00', '\uDBFF\uDFFF', '\uD7FF', '\uE000', '\uFFFF', 'e\u0301', 'é',
-  '\u0000', '\u2028', '\u2029', '\n', '\t', '"', "'", '\\', '${x}', '*/', '</script>',
-];
+export { STRING_POOL };
 
 /** A few keys most maps and lists carry and most lookups ask for, so indexing often succeeds. */
 const HOT_STRINGS: readonly string[] = ['a', 'b', '', 'constructor', '__proto__', '😀', 'a😀', '\uD83D', '\uDE00'];
-
-/** Interesting code points for random strings: surrogate halves and their neighbours included. */
-const CODE_UNIT_POOL = [
-  'a', 'b', '/', ' ', '"', "'", '\\', '\n', '\r', '\t', '\u0000', '\u007f', 'é', '\u2028',
-  '\uD7FF', '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uE000', '\uFF5E', '\uFFFF',
-  '😀', '\u{10000}', '\u{10FFFF}',
-];
 
 /** Short strings dense in surrogates, where code-point and code-unit answers part: whether
  *  "\uDE00" ends "😀", whether U+FF5E sorts before U+1F600, how long "\uD83D\uDE00\uDE00" is. */
@@ -95,13 +82,6 @@ export const stringValue: fc.Arbitrary<string> = fc.oneof(
 );
 
 const TWO = 2n;
-const I53 = TWO ** 53n;
-const I63 = TWO ** 63n;
-
-/** Int boundaries as exact magnitudes. */
-const INT_MAGNITUDES: readonly bigint[] = [
-  0n, 1n, 2n, 3n, 7n, 10n, TWO ** 31n - 1n, TWO ** 31n, TWO ** 32n, I53 - 3n, I53 - 1n, I53, I53 + 1n, TWO ** 62n, I63 - 1n,
-];
 
 /** Arithmetic operands whose sums, differences, products and quotients land on the edges: ±2^53
  *  (where the fast path must hand over to exact arithmetic), ±2^63 (overflow, [OAR-EXPR-15]),

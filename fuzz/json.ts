@@ -1,0 +1,41 @@
+/**
+ * JSON text for cases, decisions and the engine protocol. Integers beyond ±(2^53 − 1) are written
+ * and read exactly (as `bigint` in memory), the int model of [OAR-FACT-23]; everything else is
+ * plain JSON. `canonical` sorts object keys, so two decisions compare as text whatever order their
+ * members were built in.
+ */
+import { JsonError, parseJson } from '../compiler/load/json.js';
+
+export function toJsonText(v: unknown, canonical = false): string {
+  return write(v, canonical) ?? 'null';
+}
+
+function write(v: unknown, canonical: boolean): string | undefined {
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map((x) => write(x, canonical) ?? 'null').join(',')}]`;
+  const keys = Object.keys(v);
+  if (canonical) keys.sort();
+  const members: string[] = [];
+  for (const k of keys) {
+    const text = write((v as Record<string, unknown>)[k], canonical);
+    if (text !== undefined) members.push(`${JSON.stringify(k)}:${text}`);
+  }
+  return `{${members.join(',')}}`;
+}
+
+/** Parse one JSON text, integers beyond 2^53 kept exact; throws an Error naming the offset. */
+export function parseJsonText(text: string): unknown {
+  try {
+    return parseJson(text, { maxDepth: 256, bigInts: true, nonFinite: true }).value;
+  } catch (e) {
+    if (e instanceof JsonError) throw new Error(`not valid JSON at offset ${e.offset}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** A value as it reads back from its JSON text: what every engine given the text sees. */
+export function viaJson<T>(v: T): T {
+  return parseJsonText(toJsonText(v)) as T;
+}
