@@ -57,8 +57,8 @@ function encode(args: readonly string[]): string {
   return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
 }
 
-/** One command on a fresh connection: the raw RESP reply (read until it ends a line). */
-function rawCommand(port: number, args: readonly string[], timeoutMs: number): Promise<string> {
+/** One command on a fresh connection: the raw RESP reply (read until it ends a line); rejects on a refused connection. */
+export function rawCommand(port: number, args: readonly string[], timeoutMs = 2000): Promise<string> {
   return new Promise((resolve, reject) => {
     const sock = createConnection({ host: '127.0.0.1', port });
     let data = '';

@@ -1,20 +1,10 @@
 /** Order statistics for benchmark samples: medians resist the outliers a noisy machine produces. */
 
-/** The q-quantile (0 ≤ q ≤ 1) of `xs` by linear interpolation; NaN for no samples. */
-export function quantile(xs: readonly number[], q: number): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const pos = (s.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  const a = s[lo] as number;
-  const b = s[hi] as number;
-  return a + (b - a) * (pos - lo);
-}
+// One implementation of each, shared with the shipped `oarc bench` and `oarc diff`.
+import { median, quantile } from '../packbench/stats.js';
+import { prng } from '../diff/generate.js';
 
-export function median(xs: readonly number[]): number {
-  return quantile(xs, 0.5);
-}
+export { median, prng, quantile };
 
 /** Interquartile range relative to the median: a unitless noise figure for one sample set. */
 export function relativeIqr(xs: readonly number[]): number {
@@ -27,18 +17,6 @@ export function geomean(xs: readonly number[]): number {
   let sum = 0;
   for (const x of xs) sum += Math.log(x);
   return Math.exp(sum / xs.length);
-}
-
-/** A small deterministic PRNG (mulberry32), so a run's interleaving order is reproducible. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function shuffle<T>(xs: T[], rand: () => number): T[] {

@@ -19,10 +19,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe } from 'vitest';
+import { rawCommand } from '../../bench/redis-topology.js';
+
+export { rawCommand };
 
 const isSet = (v: string | undefined): v is string => v !== undefined && v !== '';
 
@@ -125,36 +128,6 @@ async function freePort(): Promise<number> {
       const a = s.address();
       const port = typeof a === 'object' && a !== null ? a.port : 0;
       s.close(() => resolve(port));
-    });
-  });
-}
-
-function encode(args: readonly string[]): string {
-  return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
-}
-
-/** One command on a fresh connection; resolves with the raw reply, rejects on a refused connection. */
-export function rawCommand(port: number, args: readonly string[], timeoutMs = 2000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const sock = createConnection({ host: '127.0.0.1', port });
-    let data = '';
-    const timer = setTimeout(() => {
-      sock.destroy();
-      reject(new Error(`redis on port ${port}: no reply to ${args[0]} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    sock.setEncoding('utf8');
-    sock.on('connect', () => sock.write(encode(args)));
-    sock.on('data', (d: string) => {
-      data += d;
-      if (data.endsWith('\r\n')) {
-        clearTimeout(timer);
-        sock.end();
-        resolve(data);
-      }
-    });
-    sock.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
     });
   });
 }
