@@ -233,6 +233,20 @@ export function createEngine(bundle: Bundle, options: EngineOptions = {}): Engin
   return new RuleEngine(bundle, options);
 }
 
+/**
+ * A store's optional `begin`/`end` around one decision (`session` undefined: the end). They are a
+ * hint: one that throws changes nothing, as the reads and writes that follow report the store's
+ * state themselves ([OAR-FIRE-9]) — so it can neither escape `decide` nor leave the engine busy.
+ */
+function bracket(store: CounterStore, session: string | undefined, at: number): void {
+  try {
+    if (session === undefined) store.end?.();
+    else store.begin?.(session, at);
+  } catch {
+    // see above
+  }
+}
+
 class RuleEngine implements Engine {
   private readonly store: CounterStore;
   private readonly asyncCounters?: AsyncCounterStore;
@@ -363,7 +377,7 @@ class RuleEngine implements Engine {
   }
 
   activity(session: string): readonly string[] {
-    return this.sessions.get(session, this.at) ?? NO_STEPS;
+    return this.sessions.get(session, this.busy ? this.at : this.sessions.clock()) ?? NO_STEPS;
   }
 
   endSession(session: string): void {
@@ -376,8 +390,8 @@ class RuleEngine implements Engine {
     this.checkInput(occ);
     this.enter();
     const store = this.store;
-    store.begin?.(occ.session ?? DEFAULT_SESSION, this.at);
     try {
+      bracket(store, occ.session ?? DEFAULT_SESSION, this.at);
       const decision = this.run(occ, store, this.events, undefined);
       // [OAR-PROF-9] a tool call admitted at `tool.pre_invoke` becomes a step, after its own rules ran.
       if (decision.decision !== 'block') {
@@ -387,7 +401,7 @@ class RuleEngine implements Engine {
       return decision;
     } finally {
       this.busy = false;
-      store.end?.();
+      bracket(store, undefined, 0);
     }
   }
 

@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryCounterStore } from '../../runtime/counters.js';
 import { SessionTable } from '../../runtime/session-table.js';
 import { ensureBuilt, ROOT } from '../support/build.js';
+import { cap, harness, rule, trace } from './harness.js';
 
 function probe(mode: 'end' | 'bounded'): { perSession: number } {
   const out = execFileSync(process.execPath, ['--expose-gc', join(ROOT, 'test', 'engine', 'memory-probe.mjs'), mode], { encoding: 'utf8', timeout: 170_000 });
@@ -141,5 +142,31 @@ describe('the session table against a plain list model', () => {
     expect(store.read(key).fire_count).toBe(0);
     store.end();
     expect(store.sessions.expired).toBe(1);
+  });
+});
+
+describe('a store whose optional begin/end throw', () => {
+  it('decides as without them, and the engine is not left busy ([OAR-FIRE-9] reads and writes report the store)', () => {
+    class Bracketless extends MemoryCounterStore {
+      override begin(): void {
+        throw new Error('begin is broken');
+      }
+      override end(): void {
+        throw new Error('end is broken');
+      }
+    }
+    const h = harness({
+      capability: cap({ profiles: ['tool'] }),
+      rules: [
+        rule({ id: 'C', namespace: 't', anchor: 'tool.pre_invoke', effect: 'allow', on_fire: ['increment_counter'] }),
+        rule({ id: 'W', namespace: 't', anchor: 'tool.pre_invoke', effect: 'warn', when: 'fire_count_of("t/C") >= 1' }),
+      ],
+      options: () => ({ counters: new Bracketless() }),
+    });
+    const occ = { anchor: 'tool.pre_invoke', session: 's', toolCall: { name: 'x', arguments: {} } };
+    expect(trace(h.decide(occ))).toEqual(['t/C:fired', 't/W:passed']);
+    const second = h.decide(occ); // the counter was written, then read, around the broken hints
+    expect(trace(second)).toEqual(['t/C:fired', 't/W:fired']);
+    expect(second.counters).toEqual({ 't/C': { fire_count: 2, breaker_count: 0 } });
   });
 });
