@@ -5,34 +5,25 @@
  * write script, and a bounded re-evaluation). The escalation rule "nudge on the first repeat,
  * block from the second" holds exactly as for sequential calls ([OAR-FIRE-6], [OAR-FIRE-11]).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Decision } from '../../runtime/index.js';
 import { RedisCounterStore } from '../../runtime/redis.js';
-import { call, deleteTestKeys, dumpCounters, engineFor, ensureBuilt, ESCALATION, uniquePrefix } from './pack.js';
+import { call, dumpCounters, engineFor, ESCALATION, uniquePrefix, useTestRedis } from './pack.js';
 import { Replica } from './replica.js';
-import { describeRedis, sharedOrOwnRedis } from './server.js';
+import { describeRedis } from './server.js';
 
 describeRedis('server', 'concurrent decisions of one session against a real redis-server', () => {
-  let server: { url: string; stop(): Promise<void> } | undefined;
-  let url = '';
+  const redis = useTestRedis();
   const stores: RedisCounterStore[] = [];
   const replicas: Replica[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    server = await sharedOrOwnRedis();
-    url = server.url;
-  });
 
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.exit()));
     await Promise.all(stores.map((s) => s.close()));
-    if (url !== '') await deleteTestKeys(url);
-    await server?.stop();
   });
 
   async function newStore(prefix: string, shareActivity = true): Promise<RedisCounterStore> {
-    const s = new RedisCounterStore({ url, prefix, shareActivity });
+    const s = new RedisCounterStore({ url: redis.url(), prefix, shareActivity });
     stores.push(s);
     await s.ready();
     return s;
@@ -57,7 +48,7 @@ describeRedis('server', 'concurrent decisions of one session against a real redi
         const all = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).decideAsync(call('esc', { same: 1 }, session))));
         expect(sorted(decisions(all)), session).toEqual(sorted(ESCALATION));
       }
-      expect([...(await dumpCounters(url, prefix)).values()]).toEqual([2, 2, 2, 2, 2]);
+      expect([...(await dumpCounters(redis.url(), prefix)).values()]).toEqual([2, 2, 2, 2, 2]);
     });
   });
 
@@ -66,7 +57,7 @@ describeRedis('server', 'concurrent decisions of one session against a real redi
       const prefix = uniquePrefix('procs');
       const pair = [new Replica(), new Replica()] as const;
       replicas.push(...pair);
-      await Promise.all(pair.map((r) => r.init(url, prefix)));
+      await Promise.all(pair.map((r) => r.init(redis.url(), prefix)));
       // 40 sessions, 10 identical calls each, every session's calls split evenly between the two
       // processes and all of them in flight at once.
       const sessions = Array.from({ length: 40 }, (_, i) => `p${i}`);
@@ -80,7 +71,7 @@ describeRedis('server', 'concurrent decisions of one session against a real redi
         });
       }
       for (const s of sessions) expect(sorted(by.get(s) ?? []), s).toEqual(sorted(ESCALATION));
-      const counters = await dumpCounters(url, prefix);
+      const counters = await dumpCounters(redis.url(), prefix);
       expect(counters.size).toBe(sessions.length);
       expect(new Set(counters.values())).toEqual(new Set([2]));
       // The version check did turn writes back: the two processes did race on the same sessions.

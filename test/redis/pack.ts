@@ -26,6 +26,8 @@ import { createEngine, type Decision, type Engine, type Occurrence } from '../..
 import type { RedisCounterStore } from '../../runtime/redis.js';
 import { cap, load, rule } from '../engine/harness.js';
 import { ensureBuilt as ensureBuiltDirs } from '../support/build.js';
+import { sharedOrOwnRedis } from './server.js';
+import { afterAll, beforeAll } from 'vitest';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const PRE = 'tool.pre_invoke';
@@ -149,4 +151,22 @@ export function normal(m: Map<string, number>): [string, number][] {
 
 export function ensureBuilt(): void {
   ensureBuiltDirs(['compiler', 'runtime']);
+}
+
+/**
+ * For a Redis test file's `describe`: the shared server (or one started for it) before its tests;
+ * after them — and after the file's own `afterAll` hooks, which close its stores and replicas
+ * first (hooks run last-registered first) — the test keys deleted and a started server stopped.
+ */
+export function useTestRedis(): { url(): string } {
+  let server: { url: string; stop(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    ensureBuilt();
+    server = await sharedOrOwnRedis();
+  });
+  afterAll(async () => {
+    if (server !== undefined) await deleteTestKeys(server.url);
+    await server?.stop();
+  });
+  return { url: () => server?.url ?? '' };
 }

@@ -5,33 +5,24 @@
  * ([OAR-FIRE-5], [OAR-FIRE-9]). A rule reading `fire_count_of` in one replica sees what the other
  * wrote ([OAR-FIRE-11]).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RedisCounterStore } from '../../runtime/redis.js';
-import { addInto, call, deleteTestKeys, dumpCounters, engineFor, ensureBuilt, normal, uniquePrefix } from './pack.js';
+import { addInto, call, dumpCounters, engineFor, normal, uniquePrefix, useTestRedis } from './pack.js';
 import { Replica, type Occ } from './replica.js';
-import { describeRedis, sharedOrOwnRedis } from './server.js';
+import { describeRedis } from './server.js';
 
 describeRedis('server', 'replica processes sharing a real redis-server', () => {
-  let server: { url: string; stop(): Promise<void> } | undefined;
-  let url = '';
+  const redis = useTestRedis();
   const replicas: Replica[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    server = await sharedOrOwnRedis();
-    url = server.url;
-  });
 
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.exit()));
-    if (url !== '') await deleteTestKeys(url);
-    await server?.stop();
   });
 
   async function twoReplicas(prefix: string): Promise<[Replica, Replica]> {
     const pair: [Replica, Replica] = [new Replica(), new Replica()];
     replicas.push(...pair);
-    await Promise.all(pair.map((r) => r.init(url, prefix)));
+    await Promise.all(pair.map((r) => r.init(redis.url(), prefix)));
     expect(pair[0].id).not.toBe(pair[1].id);
     return pair;
   }
@@ -57,7 +48,7 @@ describeRedis('server', 'replica processes sharing a real redis-server', () => {
       expect(rb.roundTrips).toBe(2 * rb.count);
 
       const reported = addInto(addInto(new Map(), ra.applied), rb.applied);
-      const inRedis = await dumpCounters(url, prefix);
+      const inRedis = await dumpCounters(redis.url(), prefix);
       expect(normal(inRedis)).toEqual(normal(reported));
       // Every occurrence counted once under TOTAL (none failed), once under its COUNT#<fingerprint>.
       let total = 0;
@@ -87,7 +78,7 @@ describeRedis('server', 'replica processes sharing a real redis-server', () => {
       expect(rep.decisions?.[0]?.rule).toBe('t/REPEATED');
       expect(rep.decisions?.[0]?.counters).toMatchObject({ 't/TOTAL': { fire_count: 8 } });
       // And this process — a third replica — sees both.
-      const store = new RedisCounterStore({ url, prefix });
+      const store = new RedisCounterStore({ url: redis.url(), prefix });
       try {
         await store.ready();
         expect((await engineFor(store).decideAsync(call('peek', { n: 8 }, 'x'))).rule).toBe('t/PEEK');

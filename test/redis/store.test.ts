@@ -9,32 +9,27 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolArgsFingerprint, type Decision } from '../../runtime/index.js';
 import { RedisCounterStore } from '../../runtime/redis.js';
-import { call, deleteTestKeys, engineFor, uniquePrefix } from './pack.js';
-import { describeRedis, sharedOrOwnRedis } from './server.js';
+import { call, engineFor, uniquePrefix, useTestRedis } from './pack.js';
+import { describeRedis } from './server.js';
 
 describeRedis('server', 'the Redis counter store against a real redis-server', () => {
-  let server: { url: string; stop(): Promise<void> } | undefined;
-  let url = '';
+  const redis = useTestRedis();
   let raw: Redis;
   const stores: RedisCounterStore[] = [];
 
   beforeAll(async () => {
-    server = await sharedOrOwnRedis();
-    url = server.url;
-    raw = new Redis(url, { lazyConnect: true });
+    raw = new Redis(redis.url(), { lazyConnect: true });
     await raw.connect();
   });
 
   afterAll(async () => {
     await Promise.all(stores.map((s) => s.close()));
-    if (url !== '') await deleteTestKeys(url);
     raw?.disconnect();
-    await server?.stop();
   });
 
   async function newStore(opts: { prefix?: string; ttlSeconds?: number; shareActivity?: boolean } = {}): Promise<RedisCounterStore> {
     const s = new RedisCounterStore({
-      url,
+      url: redis.url(),
       prefix: opts.prefix ?? uniquePrefix('store'),
       ...(opts.ttlSeconds !== undefined ? { ttlSeconds: opts.ttlSeconds } : {}),
       ...(opts.shareActivity !== undefined ? { shareActivity: opts.shareActivity } : {}),
@@ -102,7 +97,7 @@ describeRedis('server', 'the Redis counter store against a real redis-server', (
       const session = 'a}b{c:d\u00e9';
       await engineFor(store).decideAsync(call('count', {}, session));
       expect(await raw.hget(`${prefix}{${hex(session)}}:t/TOTAL`, 'f')).toBe('1');
-      expect(() => new RedisCounterStore({ url, prefix: 'bad{', options: { lazyConnect: true } })).toThrow(/must not contain/);
+      expect(() => new RedisCounterStore({ url: redis.url(), prefix: 'bad{', options: { lazyConnect: true } })).toThrow(/must not contain/);
     });
   });
 
