@@ -260,6 +260,12 @@ export function infoField(text: string, field: string): string | undefined {
   return new RegExp(`^${field}:(.*)$`, 'm').exec(text)?.[1]?.trim();
 }
 
+/** Is the server on `port` a replica whose link to its primary (on `primary`, when given) is up? One INFO. */
+export async function replicaInSync(port: number, primary?: number): Promise<boolean> {
+  const info = await cmd(port, 'INFO', 'replication');
+  return infoField(info, 'role') === 'slave' && infoField(info, 'master_link_status') === 'up' && (primary === undefined || infoField(info, 'master_port') === String(primary));
+}
+
 export interface ClusterNodeInfo {
   id: string;
   port: number;
@@ -375,7 +381,7 @@ export async function startCluster(o: TopologyOptions = {}): Promise<RedisCluste
     await waitFor('the cluster to agree on its slots', 30_000, () => topology.healthy());
     // Every replica synchronised with its primary, so a failover has a replica to promote.
     await waitFor('every replica to be in sync', 30_000, async () => {
-      for (const n of await nodes()) if (n.role === 'slave' && infoField(await cmd(n.port, 'INFO', 'replication'), 'master_link_status') !== 'up') return false;
+      for (const n of await nodes()) if (n.role === 'slave' && !(await replicaInSync(n.port))) return false;
       return true;
     });
   } catch (e) {

@@ -22,7 +22,7 @@ import { call, engineFor, ensureBuilt, ESCALATION, uniquePrefix } from '../redis
 import { Replica } from '../redis/replica.js';
 import { ensureBuilt as ensureBuiltDirs } from '../support/build.js';
 import { PACK_ARGS, call as http, serve } from '../support/serve.js';
-import { cmd, infoField, startCluster, waitFor, type RedisClusterTopology } from './topology.js';
+import { cmd, replicaInSync, startCluster, waitFor, type RedisClusterTopology } from './topology.js';
 import { describeTopology, dumpNodes, newTally, report, runUntil, sum } from './workload.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -321,7 +321,7 @@ describeTopology('a real Redis Cluster (3 primaries, 3 replicas)', () => {
     // The old primary comes back (restarted empty, or resumed) and follows the promoted replica.
     if (kind === 'kill') await c.restart(victim);
     else c.resume(victim);
-    await waitFor('the old primary to rejoin as a replica, in sync', 30_000, async () => infoField(await cmd(victim, 'INFO', 'replication'), 'master_link_status') === 'up' && infoField(await cmd(victim, 'INFO', 'replication'), 'role') === 'slave');
+    await waitFor('the old primary to rejoin as a replica, in sync', 30_000, () => replicaInSync(victim));
     await waitFor('the cluster to agree again', 30_000, () => c.healthy());
     await sleep(300);
     recovered.done = true;

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisCounterStore } from '../../runtime/redis.js';
 import { engineFor, uniquePrefix } from '../redis/pack.js';
-import { cmd, infoField, startSentinel, waitFor, type RedisSentinelTopology } from './topology.js';
+import { cmd, replicaInSync, startSentinel, waitFor, type RedisSentinelTopology } from './topology.js';
 import { describeTopology, dumpNodes, newTally, report, runUntil, sum } from './workload.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,10 +54,7 @@ describeTopology('a real primary + replica under three Sentinels', () => {
     // The Sentinels would turn the old primary into a replica of the new one, but only after it has
     // reported the wrong role for 8 s (a fixed Sentinel period); an operator's REPLICAOF is quicker.
     await cmd(old, 'REPLICAOF', '127.0.0.1', next);
-    await waitFor('the old primary to follow the new one, in sync', 30_000, async () => {
-      const info = await cmd(old, 'INFO', 'replication');
-      return infoField(info, 'role') === 'slave' && infoField(info, 'master_port') === String(next) && infoField(info, 'master_link_status') === 'up';
-    });
+    await waitFor('the old primary to follow the new one, in sync', 30_000, () => replicaInSync(old, next));
     const rejoinedMs = Date.now() - t0;
     await sleep(300);
     recovered.done = true;
