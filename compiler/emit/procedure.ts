@@ -227,8 +227,7 @@ const fnOf = (body: ES.Statement[]): ES.FunctionExpression => ({
  * The procedures of every anchor: module constants (bucket functions `b<n>`, lookup tables `t<n>`,
  * procedures `p<n>`), and for each host-local anchor the name of its procedure.
  */
-export function emitProcedures(rules: readonly ProcedureRule[], symbols: readonly BundleSymbol[]): { constants: ES.VariableDeclaration[]; byAnchor: Map<string, string> } {
-  const constants: ES.VariableDeclaration[] = [];
+export function emitProcedures(rules: readonly ProcedureRule[], symbols: readonly BundleSymbol[], out: (constant: ES.VariableDeclaration) => void): Map<string, string> {
   const byAnchor = new Map<string, string>();
   const grouped = new Map<string, ProcedureRule[]>();
   for (const r of rules) {
@@ -245,7 +244,7 @@ export function emitProcedures(rules: readonly ProcedureRule[], symbols: readonl
     if (name === undefined) {
       name = `b${buckets.size}`;
       buckets.set(key, name);
-      constants.push(constDecl(name, fnOf(bucketBody(staticOrder(candidates), candidates))));
+      out(constDecl(name, fnOf(bucketBody(staticOrder(candidates), candidates))));
     }
     return name;
   };
@@ -255,7 +254,7 @@ export function emitProcedures(rules: readonly ProcedureRule[], symbols: readonl
     const name = `p${byAnchor.size}`;
     byAnchor.set(anchor, name);
     if (slot < 0) {
-      constants.push(constDecl(name, id(bucket(list.map((r) => ({ r, dynamic: dynamic(r) }))))));
+      out(constDecl(name, id(bucket(list.map((r) => ({ r, dynamic: dynamic(r) }))))));
       continue;
     }
     // Each index value's candidates, in the list's order: the rules without a clause on the index
@@ -290,16 +289,16 @@ export function emitProcedures(rules: readonly ProcedureRule[], symbols: readonl
       s.line(`switch (f.fact(${s.L(slot)})) {`);
       for (const [v, b] of cases) s.line(`case ${s.L(v)}: return ${b}(p, f);`);
       s.line(`default: return ${fallback}(p, f); }`);
-      constants.push(constDecl(name, fnOf(s.statements())));
+      out(constDecl(name, fnOf(s.statements())));
     } else {
       const table = `t${byAnchor.size - 1}`;
       const t = new Skeleton();
       t.line(`new Map([${cases.map(([v, b]) => `[${t.L(v)}, ${b}]`).join(', ')}]);`);
-      constants.push(constDecl(table, (t.statements()[0] as ES.ExpressionStatement).expression));
+      out(constDecl(table, (t.statements()[0] as ES.ExpressionStatement).expression));
       s.line(`var h = ${table}.get(f.fact(${s.L(slot)}));`);
       s.line(`return h === undefined ? ${fallback}(p, f) : h(p, f);`);
-      constants.push(constDecl(name, fnOf(s.statements())));
+      out(constDecl(name, fnOf(s.statements())));
     }
   }
-  return { constants, byAnchor };
+  return byAnchor;
 }

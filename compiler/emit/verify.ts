@@ -51,60 +51,144 @@ export interface ModuleImports {
  * an in-process wrapper), or — given `imports` — a module whose imports must be among them.
  */
 export function verifyGenerated(code: string, allowed: ReadonlySet<string>, imports?: ModuleImports): void {
-  let ast: AnyNode;
-  try {
-    ast = parse(code, { ecmaVersion: 2022, sourceType: imports ? 'module' : 'script', allowReturnOutsideFunction: true }) as unknown as AnyNode;
-  } catch (e) {
-    throw new CompilerBug(`generated code does not parse: ${(e as Error).message}`);
+  const v = new ProgramVerifier(allowed, imports);
+  v.check(parseProgram(code, imports !== undefined, ''));
+  v.finish();
+}
+
+/**
+ * The same check, given the program as its top-level statements one by one (each the text astring
+ * printed for it), so a 10,000-rule bundle is never held as one acorn tree: a tree of 17 MB of code
+ * costs more in collection than in parsing, and acorn's top-level scope checks are linear in the
+ * names already declared, so one program of 30,000 constants is quadratic.
+ *
+ * Why the statements' separate parses are the program's parse: each statement must parse alone as
+ * exactly one statement that ends with its own `;` token — so no automatic semicolon insertion or
+ * token can join it to the next, and the next begins where a program begins (a `/` starts a regular
+ * expression either way). A program is its statement list; what the grammar checks across
+ * statements — one binding per top-level name, one default export, directives — is checked here.
+ * The texts are joined by "\n" (as astring prints a program).
+ */
+export class ProgramVerifier {
+  private readonly declared = new Set<string>();
+  private readonly topLevel = new Set<string>();
+  /** Each referenced name and where it is first referenced. */
+  private readonly referenced = new Map<string, string>();
+  private defaultExports = 0;
+  private where = '';
+
+  constructor(private readonly allowed: ReadonlySet<string>, private readonly imports?: ModuleImports) {}
+
+  /**
+   * One top-level statement's text. Statements may be checked in any order (a bundle's constants are
+   * checked as they are made, before the shared ones that precede them); positions in a message are
+   * within the statement, which the message quotes.
+   */
+  statement(text: string): void {
+    const where = ` in the statement \`${text.slice(0, 60).split('\n')[0]}…\``;
+    const ast = parseProgram(text, this.imports !== undefined, where);
+    const body = ast.body as AnyNode[];
+    if (body.length !== 1 || (body[0] as AnyNode).end !== text.length || !text.endsWith(';')) {
+      throw new CompilerBug(`generated code is not one statement ended by its own ';'${where}`);
+    }
+    this.where = where;
+    this.check(ast);
+    this.where = '';
   }
-  for (const statement of ast.body as AnyNode[]) checkModuleStatement(statement, imports);
-  const declared = new Set<string>();
-  const referenced: { name: string; pos: number }[] = [];
-  walk(ast, null, null, declared, referenced);
-  for (const r of referenced) {
-    if (!declared.has(r.name) && !allowed.has(r.name) && !ALLOWED_GLOBALS.has(r.name)) {
-      throw new CompilerBug(`generated code references '${r.name}' at ${r.pos}, which is neither local nor a runtime export`);
+
+  /** A line of the program that must be a comment: it parses to no statement at all. */
+  comment(text: string): void {
+    if ((parseProgram(text, this.imports !== undefined, '').body as AnyNode[]).length !== 0 || /[\n\r\u2028\u2029]/.test(text)) {
+      throw new CompilerBug(`generated line is not a comment: ${text.slice(0, 60)}`);
     }
   }
+
+  /** Every referenced name is local, allowed, or an allowed global. */
+  finish(): void {
+    for (const [name, pos] of this.referenced) {
+      if (!this.declared.has(name) && !this.allowed.has(name) && !ALLOWED_GLOBALS.has(name)) {
+        throw new CompilerBug(`generated code references '${name}' at ${pos}, which is neither local nor a runtime export`);
+      }
+    }
+  }
+
+  /** A parsed program (or one statement of one): the checks of each top-level statement, and the walk. */
+  check(ast: AnyNode): void {
+    for (const statement of ast.body as AnyNode[]) {
+      if (statement.type === 'ExpressionStatement' && typeof statement.directive === 'string') {
+        throw new CompilerBug(`generated code contains a directive at ${statement.start as number}${this.where}`);
+      }
+      if (statement.type === 'ExportDefaultDeclaration' && ++this.defaultExports > 1) throw new CompilerBug('generated code has two default exports');
+      checkModuleStatement(statement, this.imports, this.where);
+      for (const name of topLevelNames(statement)) {
+        if (this.topLevel.has(name)) throw new CompilerBug(`generated code declares '${name}' twice${this.where}`);
+        this.topLevel.add(name);
+      }
+    }
+    walk(ast, null, null, this.declared, this.referenced, this.where);
+  }
+}
+
+function parseProgram(code: string, module: boolean, where: string): AnyNode {
+  try {
+    return parse(code, { ecmaVersion: 2022, sourceType: module ? 'module' : 'script', allowReturnOutsideFunction: true }) as unknown as AnyNode;
+  } catch (e) {
+    throw new CompilerBug(`generated code does not parse${where}: ${(e as Error).message}`);
+  }
+}
+
+/** The names a top-level statement binds in the program's scope. */
+function topLevelNames(statement: AnyNode): string[] {
+  if (statement.type === 'VariableDeclaration') {
+    return (statement.declarations as AnyNode[]).map((d) => ((d.id as AnyNode).type === 'Identifier' ? ((d.id as AnyNode).name as string) : ''));
+  }
+  if (statement.type === 'FunctionDeclaration' && statement.id) return [(statement.id as AnyNode).name as string];
+  if (statement.type === 'ImportDeclaration') return (statement.specifiers as AnyNode[]).map((s) => (s.local as AnyNode).name as string);
+  return [];
 }
 
 const MODULE_STATEMENTS: ReadonlySet<string> = new Set(['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration', 'ExportDefaultDeclaration']);
 
 /** Imports name only runtime helpers from the runtime specifier; the one export is the default. */
-function checkModuleStatement(node: AnyNode, imports: ModuleImports | undefined): void {
+function checkModuleStatement(node: AnyNode, imports: ModuleImports | undefined, where: string): void {
   if (!MODULE_STATEMENTS.has(node.type) || node.type === 'ExportDefaultDeclaration') return;
-  if (node.type !== 'ImportDeclaration' || imports === undefined) throw new CompilerBug(`generated code contains ${node.type} at ${node.start as number}`);
+  if (node.type !== 'ImportDeclaration' || imports === undefined) throw new CompilerBug(`generated code contains ${node.type} at ${node.start as number}${where}`);
   const from = (node.source as AnyNode).value;
   if (from !== imports.from) throw new CompilerBug(`generated code imports from ${JSON.stringify(from)}, not the runtime ${JSON.stringify(imports.from)}`);
   for (const s of node.specifiers as AnyNode[]) {
     const imported = s.type === 'ImportSpecifier' ? (s.imported as AnyNode).name : undefined;
     if (typeof imported !== 'string' || !imports.names.has(imported) || (s.local as AnyNode).name !== imported) {
-      throw new CompilerBug(`generated code imports something other than a runtime helper under its own name at ${s.start as number}`);
+      throw new CompilerBug(`generated code imports something other than a runtime helper under its own name at ${s.start as number}${where}`);
     }
   }
 }
 
-function walk(node: AnyNode, parent: AnyNode | null, key: string | null, declared: Set<string>, referenced: { name: string; pos: number }[]): void {
-  if (FORBIDDEN_NODES.has(node.type)) throw new CompilerBug(`generated code contains ${node.type}`);
-  if (node.type === 'MemberExpression') {
-    const property = node.property as AnyNode;
-    if (node.computed !== false || property.type !== 'Identifier' || !ALLOWED_MEMBERS.has(property.name as string)) {
-      throw new CompilerBug(`generated code reads a property it never emits (${node.computed ? 'computed access' : String(property.name)}) at ${node.start as number}`);
-    }
-  }
-  if (node.type === 'Identifier') {
+function walk(node: AnyNode, parent: AnyNode | null, key: string | null, declared: Set<string>, referenced: Map<string, string>, where: string): void {
+  const type = node.type;
+  if (FORBIDDEN_NODES.has(type)) throw new CompilerBug(`generated code contains ${type} at ${node.start as number}${where}`);
+  if (type === 'Identifier') {
     const name = node.name as string;
     if (isDeclaration(parent, key)) declared.add(name);
-    else if (isReference(parent, key)) referenced.push({ name, pos: node.start as number });
+    else if (isReference(parent, key) && !referenced.has(name)) referenced.set(name, `${node.start as number}${where}`);
     return;
   }
-  for (const k of Object.keys(node)) {
+  if (type === 'Literal') return;
+  if (type === 'MemberExpression') {
+    const property = node.property as AnyNode;
+    if (node.computed !== false || property.type !== 'Identifier' || !ALLOWED_MEMBERS.has(property.name as string)) {
+      throw new CompilerBug(`generated code reads a property it never emits (${node.computed ? 'computed access' : String(property.name)}) at ${node.start as number}${where}`);
+    }
+  }
+  // acorn's nodes carry their children as own properties; `for…in` visits them without the
+  // array `Object.keys` would allocate at each of a large bundle's millions of nodes.
+  for (const k in node) {
     if (k === 'type' || k === 'start' || k === 'end' || k === 'loc' || k === 'range') continue;
     const child = node[k];
+    if (child === null || typeof child !== 'object') continue;
     if (Array.isArray(child)) {
-      for (const c of child) if (c && typeof c === 'object' && typeof (c as AnyNode).type === 'string') walk(c as AnyNode, node, k, declared, referenced);
-    } else if (child && typeof child === 'object' && typeof (child as AnyNode).type === 'string') {
-      walk(child as AnyNode, node, k, declared, referenced);
+      for (const c of child) if (c && typeof c === 'object' && typeof (c as AnyNode).type === 'string') walk(c as AnyNode, node, k, declared, referenced, where);
+    } else if (typeof (child as AnyNode).type === 'string') {
+      walk(child as AnyNode, node, k, declared, referenced, where);
     }
   }
 }
