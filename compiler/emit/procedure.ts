@@ -15,15 +15,25 @@
  * static order restricted to the selection is the [OAR-EVAL-18] order of the selection). Any other
  * bucket returns undefined: the engine decides it generically.
  *
- * The code is written as a skeleton in which every piece of rule text and every number is a
- * placeholder `$n`; the skeleton is parsed (acorn) into ESTree and each placeholder replaced by an
- * ESTree Literal — rule text never reaches the code as text (DESIGN: code generation rule 1).
+ * A bucket is a function of its *shape* and an array of its data: the function (`T<n>`, parameters
+ * `(p, f, R)`) holds what the arrangement of its rules decides — which kind of rule stands where,
+ * what it suppresses, where a block stops — and reads everything that belongs to a rule (its name,
+ * index, condition and copy closures) from `R` (`B<n>`, whose first element is the function). Packs
+ * repeat their rule kinds across tenants and tools, so 3,574 buckets of a 10,000-rule pack share 17
+ * functions: each is hot and optimised after a few hundred decisions, where one function per tool
+ * stayed in V8's baseline tier (at 1,000 rules the per-tool code decided slower than the generic
+ * engine), and the module is half the size.
+ *
+ * The code is written as a skeleton in which every literal is a placeholder `$n` and every datum an
+ * element `R[n]`; the skeleton is parsed (acorn) into ESTree, once per shape, and each placeholder
+ * replaced by an ESTree Literal — rule text never reaches the code as text (DESIGN: code generation
+ * rule 1); in the data it is a Literal too.
  */
 import { parse } from 'acorn';
 import type * as ES from 'estree';
 import type { BundleRule, BundleSymbol } from '../../runtime/bundle.js';
 import { AmendedOrder, indexSlot, type OrderNode } from '../../runtime/order.js';
-import { constDecl, id, lit } from './estree.js';
+import { array, constDecl, id, lit } from './estree.js';
 
 /** A rule as the procedure emitter sees it: its bundle data, its index, and its closures' names. */
 export interface ProcedureRule {
@@ -37,15 +47,56 @@ export interface ProcedureRule {
 /** Up to this many index values select by `switch`; more by a `Map` lookup. */
 const SWITCH_MAX = 8;
 
-/** Skeleton code with `$n` placeholders, and the literal of each. */
+/** A bucket's data: a rule's text or number, or the name of one of its closures. */
+type Datum = string | number | null | { readonly closure: string };
+
+/**
+ * Skeleton code with `$n` placeholders, and the literal of each; and the bucket's data, read by the
+ * code as `R[n]`. What belongs to the bucket's shape (an outcome, a position, an effect) is a
+ * literal of the code; what belongs to its rules (their names, indices, closures) is data, so
+ * buckets of one shape — the same kinds of rules in the same arrangement, as a pack's tenants or
+ * tools repeat them — share one function.
+ */
 class Skeleton {
   readonly lines: string[] = [];
   private readonly values: (string | number | null)[] = [];
+  readonly data: Datum[] = [];
+  private readonly slots = new Map<string, string>();
+  private readonly locals = new Map<number, number>();
 
   /** A placeholder for a literal value. */
   L(v: string | number | null): string {
     this.values.push(v);
     return `$${this.values.length - 1}`;
+  }
+
+  /** A reference to rule `r`'s datum `what` (one slot per rule and datum). */
+  D(r: ProcedureRule, what: 'i' | 'qid' | 'id' | 'when' | 'copy'): string {
+    const key = `${r.i}:${what}`;
+    let ref = this.slots.get(key);
+    if (ref === undefined) {
+      const v: Datum = what === 'i' ? r.i : what === 'qid' ? r.b.qid : what === 'id' ? r.b.id : { closure: what === 'when' ? r.when : r.copy };
+      this.data.push(v);
+      // R[0] is the bucket's function itself (a table entry is the one array), its data from R[1].
+      ref = `R[${this.data.length}]`;
+      this.slots.set(key, ref);
+    }
+    return ref;
+  }
+
+  /** Rule `r`'s local number: by first mention, so buckets of one shape number them alike. */
+  N(r: ProcedureRule): number {
+    let n = this.locals.get(r.i);
+    if (n === undefined) {
+      n = this.locals.size;
+      this.locals.set(r.i, n);
+    }
+    return n;
+  }
+
+  /** What identifies the shape: the code with its literals. */
+  shape(): string {
+    return `${this.lines.join('\n')}\u0000${JSON.stringify(this.values)}`;
   }
 
   line(s: string): void {
@@ -110,12 +161,15 @@ function staticOrder(candidates: readonly Candidate[]): Candidate[] | undefined 
 
 const enforced = (r: ProcedureRule) => r.b.enforcement === 'enforce';
 
-/** The body of one bucket's function `(p, f)`: its candidates in static order. */
-function bucketBody(order: readonly Candidate[] | undefined, baseOrder: readonly Candidate[]): ES.Statement[] {
+/**
+ * One bucket's function `(p, f, R)` as a skeleton: its candidates in static order, every datum of
+ * a rule read from the bucket's data `R`.
+ */
+function bucketBody(order: readonly Candidate[] | undefined, baseOrder: readonly Candidate[]): Skeleton {
   const s = new Skeleton();
   if (order === undefined) {
     s.line('return undefined;');
-    return s.statements();
+    return s;
   }
   const anyDetector = order.some((c) => c.r.b.detector !== undefined);
   const pos = new Map(order.map((c, k) => [c.r.b.qid, k]));
@@ -130,24 +184,28 @@ function bucketBody(order: readonly Candidate[] | undefined, baseOrder: readonly
   });
   const hasBlock = order.some((c) => enforced(c.r) && c.r.b.effect === 'block');
   const fires = (c: Candidate) => enforced(c.r) && (c.r.b.effect !== 'block' || c.r.b.onFire.length > 0 || c.r.b.transform !== undefined);
-  const ctx = (r: ProcedureRule) => (r.b.readsCounters || anyDetector ? `p.at(${s.L(r.i)});` : '');
-  const copyCtx = (r: ProcedureRule) => (r.b.detector !== undefined ? `p.cx(${s.L(r.i)});` : ctx(r));
+  const ctx = (r: ProcedureRule) => (r.b.readsCounters || anyDetector ? `p.at(${s.D(r, 'i')});` : '');
+  const copyCtx = (r: ProcedureRule) => (r.b.detector !== undefined ? `p.cx(${s.D(r, 'i')});` : ctx(r));
   const entry = (q: string, outcome: string) => `a.push({ rule: ${q}, outcome: ${outcome} });`;
+  // A rule's locals (`q` selected, `x` fired, `s` suppressed) are numbered by the bucket, not the pack.
+  const q = (r: ProcedureRule) => `q${s.N(r)}`;
+  const x = (r: ProcedureRule) => `x${s.N(r)}`;
+  const sup = (r: ProcedureRule) => `s${s.N(r)}`;
 
   s.line('var a = [], v;');
-  for (const c of baseOrder) if (c.dynamic) s.line(`var q${c.r.i} = p.sel(${s.L(c.r.i)});`);
+  for (const c of baseOrder) if (c.dynamic) s.line(`var ${q(c.r)} = p.sel(${s.D(c.r, 'i')});`);
   if (hasBlock) s.line('var stop = -1;');
-  for (const c of order) if (fires(c)) s.line(`var x${c.r.i} = false;`);
-  for (const k of suppressible) s.line(`var s${(order[k] as Candidate).r.i} = false;`);
+  for (const c of order) if (fires(c)) s.line(`var ${x(c.r)} = false;`);
+  for (const k of suppressible) s.line(`var ${sup((order[k] as Candidate).r)} = false;`);
   s.line('r: {');
   order.forEach((c, k) => {
     const r = c.r;
-    const Q = s.L(r.b.qid);
-    const I = s.L(r.i);
+    const Q = s.D(r, 'qid');
+    const I = () => s.D(r, 'i');
     const tests: string[] = [];
-    if (r.b.flow !== undefined) tests.push(`p.flow(${I})`);
-    if (r.b.detector !== undefined) tests.push(`p.det(${I})`);
-    if (r.hasWhen) tests.push(`${r.when}(f) === true`);
+    if (r.b.flow !== undefined) tests.push(`p.flow(${I()})`);
+    if (r.b.detector !== undefined) tests.push(`p.det(${I()})`);
+    if (r.hasWhen) tests.push(`${s.D(r, 'when')}(f) === true`);
     const test = tests.length === 0 ? 'true' : tests.join(' && ');
     const pre = r.b.detector === undefined ? ctx(r) : '';
     let body: string;
@@ -155,53 +213,54 @@ function bucketBody(order: readonly Candidate[] | undefined, baseOrder: readonly
       body = `${pre} ${entry(Q, `${test} ? ${s.L('monitored_fired')} : ${s.L('monitored_passed')}`)}`;
     } else {
       const fire: string[] = [];
-      if (r.b.transform !== undefined && r.b.transform.target !== 'content') fire.push(`p.sp(${I});`);
+      if (r.b.transform !== undefined && r.b.transform.target !== 'content') fire.push(`p.sp(${I()});`);
       fire.push(entry(Q, s.L('fired')));
       for (const t of r.b.overrides) {
         const j = pos.get(t);
-        if (j !== undefined && t !== r.b.qid) fire.push(`s${(order[j] as Candidate).r.i} = true;`);
+        if (j !== undefined && t !== r.b.qid) fire.push(`${sup((order[j] as Candidate).r)} = true;`);
       }
-      if (fires(c)) fire.push(`x${r.i} = true;`);
+      if (fires(c)) fire.push(`${x(r)} = true;`);
       if (r.b.effect === 'block') fire.push(`stop = ${s.L(k)};`, 'break r;');
       body = test === 'true' ? `${pre} ${fire.join(' ')}` : `${pre} if (${test}) { ${fire.join(' ')} } else ${entry(Q, s.L('passed'))}`;
     }
-    if (suppressible.has(k)) body = `if (s${r.i}) ${entry(Q, s.L('suppressed'))} else { ${body} }`;
-    if (c.dynamic) body = `if (q${r.i}) { ${body} }`;
+    if (suppressible.has(k)) body = `if (${sup(r)}) ${entry(Q, s.L('suppressed'))} else { ${body} }`;
+    if (c.dynamic) body = `if (${q(r)}) { ${body} }`;
     s.line(body);
   });
   s.line('}');
   // [OAR-OPS-10] a rule suppressed by a rule before the short-circuit is recorded even so.
   if (hasBlock) {
-    for (const k of [...suppressible].sort((x, y) => x - y)) {
+    for (const k of [...suppressible].sort((m, n) => m - n)) {
       const r = (order[k] as Candidate).r;
-      s.line(`if (stop >= 0 && stop < ${s.L(k)} && s${r.i}) ${entry(s.L(r.b.qid), s.L('suppressed'))}`);
+      s.line(`if (stop >= 0 && stop < ${s.L(k)} && ${sup(r)}) ${entry(s.D(r, 'qid'), s.L('suppressed'))}`);
     }
   }
 
   // Resolution by precedence ([OAR-EVAL-6]); copy only for the rules presented ([OAR-COPY-1]).
   s.line('var e = "none", cd = null, rl = null, cp = null, adv = [];');
   const of = (effect: string) => order.map((c, k) => ({ c, k })).filter(({ c }) => enforced(c.r) && c.r.b.effect === effect);
+  const present = (r: ProcedureRule) => `${copyCtx(r)} cd = ${s.D(r, 'id')}; rl = ${s.D(r, 'qid')}; cp = ${s.D(r, 'copy')}(f);`;
   const branches: string[] = [];
   if (hasBlock) {
-    const cases = of('block').map(({ c, k }) => `case ${s.L(k)}: ${copyCtx(c.r)} cd = ${s.L(c.r.b.id)}; rl = ${s.L(c.r.b.qid)}; cp = ${c.r.copy}(f); break;`);
+    const cases = of('block').map(({ c, k }) => `case ${s.L(k)}: ${present(c.r)} break;`);
     branches.push(`if (stop >= 0) { e = ${s.L('block')}; switch (stop) { ${cases.join(' ')} } }`);
   }
   const transforms = of('transform');
   if (transforms.length > 0) {
     // [OAR-EVAL-19] the first that fired, in evaluation order.
-    const first = transforms.map(({ c }) => `if (x${c.r.i}) { ${copyCtx(c.r)} cd = ${s.L(c.r.b.id)}; rl = ${s.L(c.r.b.qid)}; cp = ${c.r.copy}(f); }`).join(' else ');
-    branches.push(`if (${transforms.map(({ c }) => `x${c.r.i}`).join(' || ')}) { e = ${s.L('transform')}; ${first} }`);
+    const first = transforms.map(({ c }) => `if (${x(c.r)}) { ${present(c.r)} }`).join(' else ');
+    branches.push(`if (${transforms.map(({ c }) => x(c.r)).join(' || ')}) { e = ${s.L('transform')}; ${first} }`);
   }
   for (const effect of ['nudge', 'warn']) {
     const rs = of(effect);
     if (rs.length === 0) continue;
     // [OAR-EVAL-20] every one that fired, in evaluation order; the first is the decision's.
     const each = rs.map(({ c }) => {
-      const ID = s.L(c.r.b.id);
-      const Q = s.L(c.r.b.qid);
-      return `if (x${c.r.i}) { ${copyCtx(c.r)} v = ${c.r.copy}(f); if (cd === null) { cd = ${ID}; rl = ${Q}; cp = v; } adv.push({ code: ${ID}, rule: ${Q}, copy: v }); }`;
+      const ID = s.D(c.r, 'id');
+      const Q = s.D(c.r, 'qid');
+      return `if (${x(c.r)}) { ${copyCtx(c.r)} v = ${s.D(c.r, 'copy')}(f); if (cd === null) { cd = ${ID}; rl = ${Q}; cp = v; } adv.push({ code: ${ID}, rule: ${Q}, copy: v }); }`;
     });
-    branches.push(`if (${rs.map(({ c }) => `x${c.r.i}`).join(' || ')}) { e = ${s.L(effect)}; ${each.join(' ')} }`);
+    branches.push(`if (${rs.map(({ c }) => x(c.r)).join(' || ')}) { e = ${s.L(effect)}; ${each.join(' ')} }`);
   }
   if (branches.length > 0) s.line(branches.join(' else '));
 
@@ -210,22 +269,31 @@ function bucketBody(order: readonly Candidate[] | undefined, baseOrder: readonly
   // that nothing can fail (`pre`), then the writes.
   s.line('var of = [], ev = [];');
   const effects = order.filter((c) => enforced(c.r) && c.r.b.onFire.length > 0);
-  for (const c of effects) s.line(`if (x${c.r.i}) p.pre(${s.L(c.r.i)});`);
-  for (const c of effects) s.line(`if (x${c.r.i}) p.fire(${s.L(c.r.i)}, of, ev);`);
+  for (const c of effects) s.line(`if (${x(c.r)}) p.pre(${s.D(c.r, 'i')});`);
+  for (const c of effects) s.line(`if (${x(c.r)}) p.fire(${s.D(c.r, 'i')}, of, ev);`);
   s.line('var d = { decision: e, code: cd, rule: rl, copy: cp, advisories: adv, transforms: [], skippedTransforms: [], applied: a, onFire: of, events: ev, counters: p.changed() };');
   const accumulated = order.filter((c) => enforced(c.r) && c.r.b.transform !== undefined);
-  if (accumulated.length > 0) s.line(`if (e === ${s.L('transform')}) { ${accumulated.map((c) => `if (x${c.r.i}) p.tf(${s.L(c.r.i)}, d);`).join(' ')} }`);
+  if (accumulated.length > 0) s.line(`if (e === ${s.L('transform')}) { ${accumulated.map((c) => `if (${x(c.r)}) p.tf(${s.D(c.r, 'i')}, d);`).join(' ')} }`);
   s.line('return p.end(d);');
-  return s.statements();
+  return s;
 }
 
-const fnOf = (body: ES.Statement[]): ES.FunctionExpression => ({
-  type: 'FunctionExpression', id: null, params: [id('p'), id('f')], body: { type: 'BlockStatement', body }, generator: false, async: false,
+const fnOf = (body: ES.Statement[], params = ['p', 'f']): ES.FunctionExpression => ({
+  type: 'FunctionExpression', id: null, params: params.map(id), body: { type: 'BlockStatement', body }, generator: false, async: false,
 });
 
+/** A bucket: the function of its shape (`T<n>`) and its data (`B<n>`, whose first element is that function). */
+interface Bucket {
+  readonly fn: string;
+  readonly data: string;
+}
+
+const datum = (v: Datum): ES.Expression => (v !== null && typeof v === 'object' ? id(v.closure) : lit(v));
+
 /**
- * The procedures of every anchor: module constants (bucket functions `b<n>`, lookup tables `t<n>`,
- * procedures `p<n>`), and for each host-local anchor the name of its procedure.
+ * The procedures of every anchor: module constants (bucket functions `T<n>` and bucket data
+ * `B<n>`, lookup tables `t<n>` from an index value to its bucket's data, procedures `p<n>`), and
+ * for each host-local anchor the name of its procedure.
  */
 export function emitProcedures(rules: readonly ProcedureRule[], symbols: readonly BundleSymbol[], out: (constant: ES.VariableDeclaration) => void): Map<string, string> {
   const byAnchor = new Map<string, string>();
@@ -237,24 +305,36 @@ export function emitProcedures(rules: readonly ProcedureRule[], symbols: readonl
     list.push(r);
     grouped.set(r.b.anchor, list);
   }
-  const buckets = new Map<string, string>();
-  const bucket = (candidates: readonly Candidate[]): string => {
+  const buckets = new Map<string, Bucket>();
+  const shapes = new Map<string, string>();
+  const bucket = (candidates: readonly Candidate[]): Bucket => {
     const key = candidates.map((c) => c.r.i).join(',');
-    let name = buckets.get(key);
-    if (name === undefined) {
-      name = `b${buckets.size}`;
-      buckets.set(key, name);
-      out(constDecl(name, fnOf(bucketBody(staticOrder(candidates), candidates))));
+    let b = buckets.get(key);
+    if (b === undefined) {
+      const s = bucketBody(staticOrder(candidates), candidates);
+      const shape = s.shape();
+      let fn = shapes.get(shape);
+      if (fn === undefined) {
+        fn = `T${shapes.size}`;
+        shapes.set(shape, fn);
+        out(constDecl(fn, fnOf(s.statements(), ['p', 'f', 'R'])));
+      }
+      b = { fn, data: `B${buckets.size}` };
+      buckets.set(key, b);
+      out(constDecl(b.data, array([id(fn), ...s.data.map(datum)])));
     }
-    return name;
+    return b;
   };
+  const run = (b: Bucket) => `${b.fn}(p, f, ${b.data})`;
   for (const [anchor, list] of grouped) {
     const slot = indexSlot(list.map((r) => r.b), symbols);
     const dynamic = (r: ProcedureRule) => r.b.selector.some((c) => c.slot !== slot);
     const name = `p${byAnchor.size}`;
     byAnchor.set(anchor, name);
     if (slot < 0) {
-      out(constDecl(name, id(bucket(list.map((r) => ({ r, dynamic: dynamic(r) }))))));
+      const s = new Skeleton();
+      s.line(`return ${run(bucket(list.map((r) => ({ r, dynamic: dynamic(r) }))))};`);
+      out(constDecl(name, fnOf(s.statements())));
       continue;
     }
     // Each index value's candidates, in the list's order: the rules without a clause on the index
@@ -287,16 +367,16 @@ export function emitProcedures(rules: readonly ProcedureRule[], symbols: readonl
     const s = new Skeleton();
     if (cases.length <= SWITCH_MAX) {
       s.line(`switch (f.fact(${s.L(slot)})) {`);
-      for (const [v, b] of cases) s.line(`case ${s.L(v)}: return ${b}(p, f);`);
-      s.line(`default: return ${fallback}(p, f); }`);
+      for (const [v, b] of cases) s.line(`case ${s.L(v)}: return ${run(b)};`);
+      s.line(`default: return ${run(fallback)}; }`);
       out(constDecl(name, fnOf(s.statements())));
     } else {
       const table = `t${byAnchor.size - 1}`;
       const t = new Skeleton();
-      t.line(`new Map([${cases.map(([v, b]) => `[${t.L(v)}, ${b}]`).join(', ')}]);`);
+      t.line(`new Map([${cases.map(([v, b]) => `[${t.L(v)}, ${b.data}]`).join(', ')}]);`);
       out(constDecl(table, (t.statements()[0] as ES.ExpressionStatement).expression));
       s.line(`var h = ${table}.get(f.fact(${s.L(slot)}));`);
-      s.line(`return h === undefined ? ${fallback}(p, f) : h(p, f);`);
+      s.line(`return h === undefined ? ${run(fallback)} : h[0](p, f, h);`);
       out(constDecl(name, fnOf(s.statements())));
     }
   }

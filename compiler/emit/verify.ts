@@ -16,7 +16,8 @@ const ALLOWED_GLOBALS: ReadonlySet<string> = new Set(['Set', 'Map', 'undefined']
  * The only property names emitted code reads: the fact reader's two methods, `Set.has`, `Map.get`,
  * an array's `length` and `push`, and the methods of a procedure's context (runtime/procedure.ts
  * `ProcedureRun`). Anything else — `f.constructor.constructor("…")()` reaches `Function` without
- * naming it — is a compiler bug. Computed member access is never emitted at all.
+ * naming it — is a compiler bug. Computed member access is emitted only as an array element by a
+ * non-negative integer literal (`R[3]`), which names no property of any prototype.
  */
 const ALLOWED_MEMBERS: ReadonlySet<string> = new Set([
   'fact', 'call', 'has', 'get', 'length', 'push',
@@ -175,7 +176,9 @@ function walk(node: AnyNode, parent: AnyNode | null, key: string | null, declare
   if (type === 'Literal') return;
   if (type === 'MemberExpression') {
     const property = node.property as AnyNode;
-    if (node.computed !== false || property.type !== 'Identifier' || !ALLOWED_MEMBERS.has(property.name as string)) {
+    // An array element by a constant index (a procedure's bucket data, `R[3]`) reaches nothing else.
+    const element = node.computed === true && property.type === 'Literal' && Number.isSafeInteger(property.value) && (property.value as number) >= 0;
+    if (!element && (node.computed !== false || property.type !== 'Identifier' || !ALLOWED_MEMBERS.has(property.name as string))) {
       throw new CompilerBug(`generated code reads a property it never emits (${node.computed ? 'computed access' : String(property.name)}) at ${node.start as number}${where}`);
     }
   }
