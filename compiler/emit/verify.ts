@@ -9,6 +9,9 @@
  */
 import { parse } from 'acorn';
 
+/** About how many characters of statements `ProgramVerifier` parses at once. */
+const BATCH_CHARS = 1 << 16;
+
 /** Globals emitted code may name. */
 const ALLOWED_GLOBALS: ReadonlySet<string> = new Set(['Set', 'Map', 'undefined']);
 
@@ -63,12 +66,12 @@ export function verifyGenerated(code: string, allowed: ReadonlySet<string>, impo
  * costs more in collection than in parsing, and acorn's top-level scope checks are linear in the
  * names already declared, so one program of 30,000 constants is quadratic.
  *
- * Why the statements' separate parses are the program's parse: each statement must parse alone as
- * exactly one statement that ends with its own `;` token — so no automatic semicolon insertion or
- * token can join it to the next, and the next begins where a program begins (a `/` starts a regular
- * expression either way). A program is its statement list; what the grammar checks across
- * statements — one binding per top-level name, one default export, directives — is checked here.
- * The texts are joined by "\n" (as astring prints a program).
+ * Why the statements' parses are the program's parse: each statement's text must parse (alone, or
+ * joined with others by "\n" as astring prints a program) as exactly one statement that ends with
+ * its own `;` token — so no automatic semicolon insertion or token can join it to the next, and the
+ * next begins where a program begins (a `/` starts a regular expression either way). A program is
+ * its statement list; what the grammar checks across statements — one binding per top-level name,
+ * one default export, directives — is checked here.
  */
 export class ProgramVerifier {
   private readonly declared = new Set<string>();
@@ -77,15 +80,53 @@ export class ProgramVerifier {
   private readonly referenced = new Map<string, string>();
   private defaultExports = 0;
   private where = '';
+  private pending: string[] = [];
+  private pendingChars = 0;
 
   constructor(private readonly allowed: ReadonlySet<string>, private readonly imports?: ModuleImports) {}
 
   /**
    * One top-level statement's text. Statements may be checked in any order (a bundle's constants are
    * checked as they are made, before the shared ones that precede them); positions in a message are
-   * within the statement, which the message quotes.
+   * within the statement, which the message quotes. They are parsed in batches of about
+   * `BATCH_CHARS`: one parse per statement spent more in acorn's per-parse set-up than in parsing.
    */
   statement(text: string): void {
+    this.pending.push(text);
+    this.pendingChars += text.length + 1;
+    if (this.pendingChars >= BATCH_CHARS) this.flush();
+  }
+
+  /**
+   * The pending statements, joined as the program joins them, in one parse whose statements must be
+   * exactly the texts (each one statement ended by its own `;`). On any failure the batch is checked
+   * again one text at a time by a fresh verifier, so the message names the statement.
+   */
+  private flush(): void {
+    const texts = this.pending;
+    if (texts.length === 0) return;
+    this.pending = [];
+    this.pendingChars = 0;
+    try {
+      const ast = parseProgram(texts.join('\n'), this.imports !== undefined, '');
+      const body = ast.body as AnyNode[];
+      let at = 0;
+      texts.forEach((t, k) => {
+        const n = body[k];
+        if (n === undefined || n.start !== at || n.end !== at + t.length || !t.endsWith(';')) throw new CompilerBug(`generated code is not one statement ended by its own ';'`);
+        at += t.length + 1;
+      });
+      if (body.length !== texts.length) throw new CompilerBug(`generated code is not one statement ended by its own ';'`);
+      this.check(ast);
+    } catch (e) {
+      const alone = new ProgramVerifier(this.allowed, this.imports);
+      for (const t of texts) alone.single(t);
+      throw e;
+    }
+  }
+
+  /** One statement's text in a parse of its own, its message naming it. */
+  private single(text: string): void {
     const where = ` in the statement \`${text.slice(0, 60).split('\n')[0]}…\``;
     const ast = parseProgram(text, this.imports !== undefined, where);
     const body = ast.body as AnyNode[];
@@ -106,6 +147,7 @@ export class ProgramVerifier {
 
   /** Every referenced name is local, allowed, or an allowed global. */
   finish(): void {
+    this.flush();
     for (const [name, pos] of this.referenced) {
       if (!this.declared.has(name) && !this.allowed.has(name) && !ALLOWED_GLOBALS.has(name)) {
         throw new CompilerBug(`generated code references '${name}' at ${pos}, which is neither local nor a runtime export`);
