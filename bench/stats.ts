@@ -1,10 +1,24 @@
 /** Order statistics for benchmark samples: medians resist the outliers a noisy machine produces. */
 
-// One implementation of each, shared with the shipped `oarc bench` and `oarc diff`.
+// One implementation of each, shared with the shipped `oarc bench`.
 import { median, quantile } from '../packbench/stats.js';
-import { prng } from '../diff/generate.js';
 
-export { median, prng, quantile };
+export { median, quantile };
+
+/**
+ * mulberry32: small, fast and the same on every platform — the benchmark streams' generator (their
+ * seeds pin the streams the README's numbers were measured on).
+ */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 /** Interquartile range relative to the median: a unitless noise figure for one sample set. */
 export function relativeIqr(xs: readonly number[]): number {

@@ -154,6 +154,51 @@ export function buildModel(bundle: Bundle, pack?: LoadedPack): FuzzModel {
   };
 }
 
+/**
+ * One model of several packs over one capability (`oarc diff`: the old and the new), so generated
+ * occurrences reach every rule of either: anchors, reads, tools, arguments and constants unioned.
+ */
+export function mergeModels(models: readonly FuzzModel[]): FuzzModel {
+  const first = models[0];
+  if (first === undefined) throw new Error('mergeModels: no model');
+  if (models.length === 1) return first;
+  const ruled = new Map<string, { core: string | undefined; reads: Set<string>; readsContent: boolean }>();
+  const toolArgs = new Map<string, ScalarType | 'any'>();
+  const near = new Map<string, unknown[]>();
+  for (const m of models) {
+    for (const a of m.ruled) {
+      const at = ruled.get(a.local) ?? { core: a.core, reads: new Set<string>(), readsContent: false };
+      for (const r of a.reads) at.reads.add(r);
+      at.readsContent ||= a.readsContent;
+      ruled.set(a.local, at);
+    }
+    // An argument read as two types by the two packs is generated as any type.
+    for (const [k, t] of m.toolArgs) toolArgs.set(k, toolArgs.has(k) && toolArgs.get(k) !== t ? 'any' : t);
+    for (const [k, vs] of m.near) {
+      const list = near.get(k) ?? [];
+      for (const v of vs) if (!list.some((x) => x === v)) list.push(v);
+      near.set(k, list);
+    }
+  }
+  const union = <T>(pick: (m: FuzzModel) => readonly T[]) => [...new Set(models.flatMap((m) => [...pick(m)]))];
+  return {
+    ...first,
+    ruled: [...ruled.keys()].sort().map((local) => {
+      const a = ruled.get(local) as { core: string | undefined; reads: Set<string>; readsContent: boolean };
+      return { local, core: a.core, reads: [...a.reads].sort(), readsContent: a.readsContent };
+    }),
+    others: union((m) => m.others).filter((a) => !ruled.has(a)).sort(),
+    toolNames: union((m) => m.toolNames).sort(),
+    toolArgs,
+    strings: union((m) => m.strings).sort(),
+    ints: union((m) => m.ints).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    doubles: union((m) => m.doubles).sort((a, b) => a - b),
+    near,
+    spanTargets: new Set(union((m) => [...m.spanTargets])),
+    detectorFixture: models.some((m) => m.detectorFixture),
+  };
+}
+
 const TOOL_ARG_FUNCTIONS: Readonly<Record<string, ScalarType>> = { tool_arg_string: 'string', tool_arg_int: 'int', tool_arg_bool: 'bool' };
 
 /** Walks conditions and copy, collecting the constants they use. */

@@ -83,14 +83,13 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   }
 
   const { diffRules } = await import('../../diff/rules.js');
-  const { Generator, mine } = await import('../../diff/generate.js');
+  const { generatedCases } = await import('../../diff/cases.js');
   const { runDiff } = await import('../../diff/run.js');
   const rules = diffRules(old.pack, now.pack);
-  const generator = new Generator(mine([old.pack, now.pack]), seed);
   const hasAnchors = old.pack.rules.length + now.pack.rules.length > 0;
   function* cases() {
     if (given.length > 0) yield { origin: 'given' as const, occurrences: given.map((g) => occurrenceToJson(g.occurrence)) };
-    if (hasAnchors) for (let i = 0; i < runs; i++) yield { origin: 'generated' as const, occurrences: generator.next() };
+    if (hasAnchors) yield* generatedCases([{ bundle: oldBundle, pack: old.pack }, { bundle: newBundle, pack: now.pack }], seed, runs);
   }
   const run = runDiff({ old: oldBundle, new: newBundle, detectors, cases: cases() });
   const report = {

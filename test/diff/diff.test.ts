@@ -1,12 +1,14 @@
 /**
  * `oarc diff` as a library: rules compared on their checked form (a reformatted rule is no change,
- * a changed condition, effect or copy is), the generator's determinism and type-direction, and
+ * a changed condition, effect or copy is), the generator's determinism and type-direction (oarc
+ * fuzz's generator over one model of both packs), and
  * the grouping of decision changes with a shrunk example.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compileToBundle, createEngine, loadPackTexts, occurrenceFromJson, type LoadedPack } from '../../compiler/index.js';
-import { Generator, mine } from '../../diff/generate.js';
+import { generatedCases } from '../../diff/cases.js';
+import { buildModel, mergeModels } from '../../fuzz/model.js';
 import { diffRules } from '../../diff/rules.js';
 import { runDiff, type DiffCase } from '../../diff/run.js';
 
@@ -65,38 +67,40 @@ describe('rules compared by meaning', () => {
   });
 });
 
-describe('the generator', () => {
-  it('mines the constants, tool names and argument types the conditions use', () => {
-    const m = mine([pack(RM)]);
-    expect(m.tools).toEqual(['bash']);
-    expect(m.strings).toContain('rm -rf');
-    expect(m.ints).toContain(3n);
-    expect([...m.args]).toEqual([['command', 'string'], ['depth', 'int']]);
-    expect(m.anchors).toEqual(['tool.pre_invoke']);
+describe('the generator (oarc fuzz\'s, over one model of both packs)', () => {
+  const both = (...ps: LoadedPack[]) => ps.map((p) => ({ bundle: compileToBundle(p), pack: p }));
+
+  it('one model of two packs holds the constants, tools and argument types of either', () => {
+    const a = pack(RM);
+    const b = pack(RM.replace('id: RM', 'id: RM2').replace('bash', 'zsh').replace('"rm -rf"', '"shred"').replace('> 3', '> 9'));
+    const m = mergeModels(both(a, b).map((p) => buildModel(p.bundle, p.pack)));
+    expect(m.toolNames).toEqual(['bash', 'zsh']);
+    expect(m.strings).toEqual(expect.arrayContaining(['rm -rf', 'shred']));
+    expect(m.ints).toEqual(expect.arrayContaining([3n, 9n]));
+    expect([...m.toolArgs].sort()).toEqual([['command', 'string'], ['depth', 'int']]);
+    expect(m.ruled.map((r) => r.local)).toEqual(['tool.pre_invoke']);
+    expect(m.near.get('arg:depth')).toEqual(expect.arrayContaining([3n, 9n]));
   });
 
   it('is deterministic for a seed, and different for another', () => {
-    const m = mine([pack(RM)]);
-    const run = (seed: number) => {
-      const g = new Generator(m, seed);
-      return JSON.stringify(Array.from({ length: 50 }, () => g.next()), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
-    };
+    const packs = both(pack(RM));
+    const run = (seed: number) => JSON.stringify([...generatedCases(packs, seed, 50)], (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
     expect(run(7)).toBe(run(7));
     expect(run(7)).not.toBe(run(8));
   });
 
   it('produces occurrences the engine accepts, with values around the constants', () => {
     const p = pack(RM);
-    const g = new Generator(mine([p]), 1);
     const engine = createEngine(compileToBundle(p));
     const depths = new Set<unknown>();
     let blocked = 0;
-    for (let i = 0; i < 500; i++) {
-      for (const o of g.next()) {
-        const d = engine.decide(occurrenceFromJson(o));
+    for (const c of generatedCases(both(p), 1, 500)) {
+      for (const o of c.occurrences) {
+        const d = engine.decide({ ...occurrenceFromJson(o), session: 'generator-test' });
         if (d.decision === 'block') blocked++;
+        // An int is a JSON number when it fits one exactly, a bigint beyond ±(2^53 − 1).
         const depth = o.tool_call?.arguments?.depth;
-        if (typeof depth === 'bigint') depths.add(depth);
+        if (typeof depth === 'bigint' || Number.isSafeInteger(depth)) depths.add(BigInt(depth as number | bigint));
       }
     }
     for (const b of [2n, 3n, 4n]) expect(depths).toContain(b);
@@ -105,10 +109,7 @@ describe('the generator', () => {
 });
 
 describe('runDiff', () => {
-  const cases = (p: LoadedPack[], n: number): DiffCase[] => {
-    const g = new Generator(mine(p), 1);
-    return Array.from({ length: n }, () => ({ origin: 'generated' as const, occurrences: g.next() }));
-  };
+  const cases = (p: LoadedPack[], n: number): DiffCase[] => [...generatedCases(p.map((x) => ({ bundle: compileToBundle(x), pack: x })), 1, n)];
 
   it('finds no change between a pack and its reformatted copy', () => {
     const a = pack(RM);
@@ -128,7 +129,7 @@ describe('runDiff', () => {
     expect(g.generated).toBe(r.changed);
     // The example keeps only what the change needs: depth 4, and a command containing "rm -rf".
     expect(g.example.before).toEqual([]);
-    expect(g.example.occurrence.tool_call?.arguments?.depth).toBe(4n);
+    expect(BigInt(g.example.occurrence.tool_call?.arguments?.depth as number | bigint)).toBe(4n);
     expect(Object.keys(g.example.occurrence.tool_call?.arguments ?? {})).toEqual(['command', 'depth']);
     expect(g.example.occurrence.recent_activity).toBeUndefined();
     expect(g.example).toMatchObject({ old: { decision: 'block', rule: 't/RM' }, new: { decision: 'none', rule: null } });
