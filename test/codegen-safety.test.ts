@@ -433,3 +433,40 @@ describe('decision procedures: buckets of one shape share one function', () => {
     expect(functions.join('\n')).not.toMatch(/acme\./);
   });
 });
+
+describe('[DESIGN rule 5] the walk resolves names by scope and refuses what reaches past the allowlists', () => {
+  const imports = { from: 'oarc/runtime/internal', names: new Set(Object.keys(BUNDLE_HELPERS)) };
+  const module = (code: string) => verifyGenerated(code, new Set(), imports);
+
+  it('accepts locals, parameters and top-level constants referenced across functions (the positive control)', () => {
+    expect(() => module('const w1 = function (f) { var a = [], v; if (f.fact(0)) { v = 1; } return w0(f) && a.length > v; };\nconst w0 = function (f) { return f.fact(1); };\nexport default { "when": w1 };')).not.toThrow();
+  });
+
+  it.each([
+    // Found by review (the walk's one flat set of names, and patterns, predate the per-statement check).
+    ['a destructuring read of constructor', 'let F;\nconst g = function () { ({ constructor: F } = Set); };\nexport default F;'],
+    ['a computed destructuring key', 'const g = function () { var F; ({ ["constr" + "uctor"]: F } = Set); return F; };\nexport default g;'],
+    ['an array pattern', 'const g = function () { var [F] = [Set]; return F; };\nexport default g;'],
+    ['a parameter default', 'const g = function (f = Set) { return f; };\nexport default g;'],
+    ['a rest parameter', 'const g = function (...f) { return f; };\nexport default g;'],
+    ['a name free here though a parameter elsewhere', 'const g = function (Function) { return 1; };\nconst x = function () { return Function("return process")(); };\nexport default x;'],
+    ['globalThis bound only in another function', 'const g = function (globalThis) { return 1; };\nconst x = function () { return globalThis; };\nexport default x;'],
+    ['a block-scoped name used outside its block', 'const x = function () { { let process = 1; } return process; };\nexport default x;'],
+    ['a write to an allowed global', 'const x = function () { Set = null; return 1; };\nexport default x;'],
+    ['an update of an allowed global', 'const x = function () { Map++; return 1; };\nexport default x;'],
+    ['a write to a top-level constant', 'const k0 = 1;\nconst x = function () { k0 = 2; return 1; };\nexport default x;'],
+    ['a write to a member', 'const x = function (f) { f.fact = null; return 1; };\nexport default x;'],
+    ['a write to an element', 'const x = function (R) { R[0] = 1; return 1; };\nexport default x;'],
+    ['an element of something not a local name', 'const x = function (f) { return f.fact(0)[0]; };\nexport default x;'],
+    ['a top-level expression', 'Set;\nexport default {};'],
+  ])('rejects %s', (_what, code) => {
+    expect(() => module(code)).toThrow(CompilerBug);
+  });
+
+  it('rejects a directive wherever it falls in a batch of statements', () => {
+    const v = new ProgramVerifier(new Set(), imports);
+    v.statement('const k0 = 1;');
+    v.statement('"use strict";');
+    expect(() => v.finish()).toThrow(CompilerBug);
+  });
+});

@@ -30,6 +30,9 @@ const ALLOWED_MEMBERS: ReadonlySet<string> = new Set([
 const FORBIDDEN_NODES: ReadonlySet<string> = new Set([
   'ThisExpression', 'WithStatement', 'ImportExpression', 'MetaProperty', 'DebuggerStatement',
   'TaggedTemplateExpression', 'TemplateLiteral', 'ClassDeclaration', 'ClassExpression', 'Super',
+  // A pattern reads properties past the member allowlist (`({ constructor: F } = Set)`) and binds
+  // names the scope walk would have to follow through defaults; emitted code binds only identifiers.
+  'ObjectPattern', 'ArrayPattern', 'AssignmentPattern', 'RestElement',
 ]);
 
 export class CompilerBug extends Error {
@@ -74,7 +77,6 @@ export function verifyGenerated(code: string, allowed: ReadonlySet<string>, impo
  * one default export, directives — is checked here.
  */
 export class ProgramVerifier {
-  private readonly declared = new Set<string>();
   private readonly topLevel = new Set<string>();
   /** Each referenced name and where it is first referenced. */
   private readonly referenced = new Map<string, string>();
@@ -149,7 +151,7 @@ export class ProgramVerifier {
   finish(): void {
     this.flush();
     for (const [name, pos] of this.referenced) {
-      if (!this.declared.has(name) && !this.allowed.has(name) && !ALLOWED_GLOBALS.has(name)) {
+      if (!this.topLevel.has(name) && !this.allowed.has(name) && !ALLOWED_GLOBALS.has(name)) {
         throw new CompilerBug(`generated code references '${name}' at ${pos}, which is neither local nor a runtime export`);
       }
     }
@@ -158,8 +160,11 @@ export class ProgramVerifier {
   /** A parsed program (or one statement of one): the checks of each top-level statement, and the walk. */
   check(ast: AnyNode): void {
     for (const statement of ast.body as AnyNode[]) {
-      if (statement.type === 'ExpressionStatement' && typeof statement.directive === 'string') {
-        throw new CompilerBug(`generated code contains a directive at ${statement.start as number}${this.where}`);
+      // Emitted programs are declarations (and a module's import and export, a script's return).
+      // A top-level expression could be a directive, which only its position tells ("use strict";
+      // first in one batch, not in another), or a write to a global.
+      if (statement.type === 'ExpressionStatement') {
+        throw new CompilerBug(`generated code contains a top-level expression at ${statement.start as number}${this.where}`);
       }
       if (statement.type === 'ExportDefaultDeclaration' && ++this.defaultExports > 1) throw new CompilerBug('generated code has two default exports');
       checkModuleStatement(statement, this.imports, this.where);
@@ -168,7 +173,7 @@ export class ProgramVerifier {
         this.topLevel.add(name);
       }
     }
-    walk(ast, null, null, this.declared, this.referenced, this.where);
+    walk(ast, null, null, null, this.referenced, this.where);
   }
 }
 
@@ -206,24 +211,103 @@ function checkModuleStatement(node: AnyNode, imports: ModuleImports | undefined,
   }
 }
 
-function walk(node: AnyNode, parent: AnyNode | null, key: string | null, declared: Set<string>, referenced: Map<string, string>, where: string): void {
+/**
+ * A lexical scope of the walk: the names bound in it. References resolve through the chain; what
+ * no function or block binds is free — a top-level name of the program, a runtime helper or an
+ * allowed global, checked once every statement is in (`finish`). Every scope is kept apart: a
+ * parameter named `Function` in one function makes `Function` no less free everywhere else.
+ */
+interface Scope {
+  readonly names: ReadonlySet<string>;
+  readonly up: Scope | null;
+}
+
+const FUNCTIONS: ReadonlySet<string> = new Set(['FunctionExpression', 'FunctionDeclaration', 'ArrowFunctionExpression']);
+const BLOCKS: ReadonlySet<string> = new Set(['BlockStatement', 'SwitchStatement', 'ForStatement', 'ForInStatement', 'ForOfStatement', 'CatchClause']);
+
+function bound(scope: Scope | null, name: string): boolean {
+  for (let s = scope; s !== null; s = s.up) if (s.names.has(name)) return true;
+  return false;
+}
+
+/** The `var` declarations of a function body, through its blocks but not into nested functions. */
+function collectVars(node: AnyNode, out: Set<string>): void {
+  if (FUNCTIONS.has(node.type)) return;
+  if (node.type === 'VariableDeclaration' && node.kind === 'var') {
+    for (const d of node.declarations as AnyNode[]) out.add((d.id as AnyNode).name as string);
+  }
+  for (const k in node) {
+    const child = node[k];
+    if (child === null || typeof child !== 'object') continue;
+    if (Array.isArray(child)) {
+      for (const c of child) if (c && typeof c === 'object' && typeof (c as AnyNode).type === 'string') collectVars(c as AnyNode, out);
+    } else if (typeof (child as AnyNode).type === 'string') collectVars(child as AnyNode, out);
+  }
+}
+
+/** The lexical declarations (`let`, `const`, functions) directly in a statement list. */
+function collectLexical(statements: readonly AnyNode[], out: Set<string>): void {
+  for (const st of statements) {
+    if (st.type === 'VariableDeclaration' && st.kind !== 'var') for (const d of st.declarations as AnyNode[]) out.add((d.id as AnyNode).name as string);
+    else if (st.type === 'FunctionDeclaration' && st.id) out.add((st.id as AnyNode).name as string);
+  }
+}
+
+/** The scope a function or block node opens, or undefined for any other node. */
+function scopeOf(node: AnyNode, up: Scope | null): Scope | undefined {
+  const names = new Set<string>();
+  if (FUNCTIONS.has(node.type)) {
+    for (const p of node.params as AnyNode[]) names.add(p.name as string);
+    if (node.type === 'FunctionExpression' && node.id) names.add((node.id as AnyNode).name as string);
+    const body = node.body as AnyNode;
+    if (body.type === 'BlockStatement') {
+      collectVars(body, names);
+      collectLexical(body.body as AnyNode[], names);
+    }
+    return { names, up };
+  }
+  if (!BLOCKS.has(node.type)) return undefined;
+  if (node.type === 'BlockStatement') collectLexical(node.body as AnyNode[], names);
+  else if (node.type === 'SwitchStatement') for (const c of node.cases as AnyNode[]) collectLexical(c.consequent as AnyNode[], names);
+  else if (node.type === 'CatchClause') {
+    if (node.param) names.add((node.param as AnyNode).name as string);
+  } else {
+    const head = (node.type === 'ForStatement' ? node.init : node.left) as AnyNode | null;
+    if (head) collectLexical([head], names);
+  }
+  return { names, up };
+}
+
+/** The identifier an assignment or update writes, if it writes one. */
+function written(node: AnyNode): AnyNode | undefined {
+  return (node.type === 'AssignmentExpression' ? node.left : node.type === 'UpdateExpression' ? node.argument : undefined) as AnyNode | undefined;
+}
+
+function walk(node: AnyNode, parent: AnyNode | null, key: string | null, scope: Scope | null, free: Map<string, string>, where: string): void {
   const type = node.type;
   if (FORBIDDEN_NODES.has(type)) throw new CompilerBug(`generated code contains ${type} at ${node.start as number}${where}`);
   if (type === 'Identifier') {
     const name = node.name as string;
-    if (isDeclaration(parent, key)) declared.add(name);
-    else if (isReference(parent, key) && !referenced.has(name)) referenced.set(name, `${node.start as number}${where}`);
+    if (!isDeclaration(parent, key) && isReference(parent, key) && !bound(scope, name) && !free.has(name)) free.set(name, `${node.start as number}${where}`);
     return;
   }
   if (type === 'Literal') return;
   if (type === 'MemberExpression') {
     const property = node.property as AnyNode;
-    // An array element by a constant index (a procedure's bucket data, `R[3]`) reaches nothing else.
-    const element = node.computed === true && property.type === 'Literal' && Number.isSafeInteger(property.value) && (property.value as number) >= 0;
+    // An element by a constant index of a local array (a procedure's bucket data, `R[3]`; a
+    // lookup-table entry, `h[0]`) reaches nothing else.
+    const element = node.computed === true && (node.object as AnyNode).type === 'Identifier' && property.type === 'Literal' && Number.isSafeInteger(property.value) && (property.value as number) >= 0;
     if (!element && (node.computed !== false || property.type !== 'Identifier' || !ALLOWED_MEMBERS.has(property.name as string))) {
       throw new CompilerBug(`generated code reads a property it never emits (${node.computed ? 'computed access' : String(property.name)}) at ${node.start as number}${where}`);
     }
   }
+  // Only a function's own locals are written: never a global, a helper or a top-level constant.
+  const target = written(node);
+  if (target !== undefined && (target.type !== 'Identifier' || !bound(scope, target.name as string))) {
+    const what = target.type === 'Identifier' ? `'${target.name as string}', which is not a local` : `a ${target.type}`;
+    throw new CompilerBug(`generated code assigns to ${what}, at ${node.start as number}${where}`);
+  }
+  const inner = scopeOf(node, scope) ?? scope;
   // acorn's nodes carry their children as own properties; `for…in` visits them without the
   // array `Object.keys` would allocate at each of a large bundle's millions of nodes.
   for (const k in node) {
@@ -231,9 +315,9 @@ function walk(node: AnyNode, parent: AnyNode | null, key: string | null, declare
     const child = node[k];
     if (child === null || typeof child !== 'object') continue;
     if (Array.isArray(child)) {
-      for (const c of child) if (c && typeof c === 'object' && typeof (c as AnyNode).type === 'string') walk(c as AnyNode, node, k, declared, referenced, where);
+      for (const c of child) if (c && typeof c === 'object' && typeof (c as AnyNode).type === 'string') walk(c as AnyNode, node, k, inner, free, where);
     } else if (typeof (child as AnyNode).type === 'string') {
-      walk(child as AnyNode, node, k, declared, referenced, where);
+      walk(child as AnyNode, node, k, inner, free, where);
     }
   }
 }
