@@ -21,6 +21,7 @@
  * - counters: one record per session with the four counts this pack keeps (three `fire_count`s and
  *   the breaker's `breaker_count`), read before the rules and written after them ([OAR-FIRE-6]),
  *   the changed ones reported under the rule's name ([OAR-CONF-33]);
+ * - `content_length` by a native regex scan from one high surrogate to the next;
  * - copy as string concatenation; a score is rendered as OAR renders a double ([OAR-COPY-10]):
  *   it is rendered only when it passed a threshold of at least 0.85, where `String(x)` never uses
  *   exponent notation, so "append `.0` to an integral value" is the whole of it;
@@ -84,18 +85,17 @@ class Counts {
 }
 const NO_COUNTS = new Counts();
 
-const HIGH = /[\uD800-\uDBFF]/;
-
+/** Code points of `s`: a native scan for each high surrogate, and a look at the unit after it. */
+const HIGH = /[\uD800-\uDBFF]/g;
 function cpCount(s: string): number {
+  HIGH.lastIndex = 0;
   let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
+  while (HIGH.test(s)) {
+    const i = HIGH.lastIndex;
+    const d = s.charCodeAt(i); // NaN past the end
+    if (d >= 0xdc00 && d <= 0xdfff) {
+      n--;
+      HIGH.lastIndex = i + 1;
     }
   }
   return n;
@@ -240,8 +240,9 @@ export function createContentBaseline(): ContentBaseline {
     const session = occ.session ?? '';
     const s0 = sessions.get(session);
     const s = s0 ?? NO_COUNTS;
-    const astral = content !== undefined && HIGH.test(content);
-    const len = content === undefined ? 0 : astral ? cpCount(content) : content.length;
+    const len = content === undefined ? 0 : cpCount(content);
+    // Surrogate pairs make code-point offsets differ from UTF-16 ones.
+    const astral = content !== undefined && len !== content.length;
     const applied: TraceEntry[] = [];
     const isPublic = channel === 'public';
 
@@ -360,8 +361,9 @@ export function createContentBaseline(): ContentBaseline {
     const det = (occ.detectorFacts ?? {}) as Record<string, unknown>;
     const session = occ.session ?? '';
     const s0 = sessions.get(session);
-    const astral = content !== undefined && HIGH.test(content);
-    const len = content === undefined ? 0 : astral ? cpCount(content) : content.length;
+    const len = content === undefined ? 0 : cpCount(content);
+    // Surrogate pairs make code-point offsets differ from UTF-16 ones.
+    const astral = content !== undefined && len !== content.length;
     const applied: TraceEntry[] = [];
     const long = len > 1000;
     applied.push(long ? fired(WARN_LONG_PROMPT) : passed(WARN_LONG_PROMPT));
@@ -458,8 +460,9 @@ export function createContentBaseline(): ContentBaseline {
       case 'mail.read': sel = MASK | BLOCK | NUDGE; break;
       default: sel = 0;
     }
-    const astral = content !== undefined && HIGH.test(content);
-    const len = content === undefined ? 0 : astral ? cpCount(content) : content.length;
+    const len = content === undefined ? 0 : cpCount(content);
+    // Surrogate pairs make code-point offsets differ from UTF-16 ones.
+    const astral = content !== undefined && len !== content.length;
     const applied: TraceEntry[] = [];
     const large = len > 4000;
     applied.push(large ? fired(LARGE_TOOL_RESULT) : passed(LARGE_TOOL_RESULT));

@@ -1179,6 +1179,6 @@ class Occ {
       list.push({ rule: r.qid, action: t.action, replacement: t.replacement, target: t.target === 'content' ? 'content' : (this.spans[k] ?? []) });
     }
     if (this.occ.content === undefined) return;
-    d.content = applyTransformsInto(this.occ.content, list, d.skippedTransforms);
+    d.content = applyTransformsInto(this.occ.content, list, d.skippedTransforms, this.facts.contentLength(this.occ.content));
   }
 }

@@ -232,7 +232,7 @@ export class ProcedureRun {
     if (content === undefined) return d;
     if (d.decision === 'transform') {
       this.list.length = this.listed;
-      d.content = applyTransformsInto(content, this.list, d.skippedTransforms);
+      d.content = applyTransformsInto(content, this.list, d.skippedTransforms, this.facts.contentLength(content));
     } else d.content = content;
     return d;
   }
