@@ -245,17 +245,17 @@ export function checkAgreement(p: Pick<PreparedPack, 'size' | 'pack' | 'stream'>
 // ---------------------------------------------------------------------------------------------
 // Timing.
 
-type StreamBatch = (r: Runner, stream: readonly Occurrence[]) => number;
-type OneDecide = (r: Runner, occ: Occurrence) => Decision;
+export type StreamBatch = (r: Runner, stream: readonly Occurrence[]) => number;
+export type OneDecide = (r: Runner, occ: Occurrence) => Decision;
 type GrowthBatch = (r: Runner, occ: Occurrence, n: number) => number;
 
 // The timed loops. Each task gets its own copy (the label makes the source unique), so V8 keeps
 // separate type feedback per variant. Each returns something checked, so the work stays observable.
-function makeStreamBatch(label: string): StreamBatch {
+export function makeStreamBatch(label: string): StreamBatch {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   return new Function('r', 'stream', `"use strict"; // ${label}\nlet n = 0;\nfor (let i = 0; i < stream.length; i++) { if (r.decide(stream[i]).decision !== "none") n++; }\nreturn n;`) as StreamBatch;
 }
-function makeOneDecide(label: string): OneDecide {
+export function makeOneDecide(label: string): OneDecide {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   return new Function('r', 'occ', `"use strict"; // ${label}\nreturn r.decide(occ);`) as OneDecide;
 }
@@ -267,7 +267,7 @@ function makeGrowthBatch(label: string): GrowthBatch {
 export type GrowthCase = 'selected' | 'unselected';
 export const GROWTH_CASES: readonly GrowthCase[] = ['selected', 'unselected'];
 
-interface TimedTask {
+export interface TimedTask {
   readonly name: string;
   readonly kind: 'stream' | 'latency' | 'growth';
   readonly size: number;
@@ -385,7 +385,7 @@ export function paired(a: readonly number[], b: readonly number[]): number {
   return median(a.map((x, i) => x / (b[i] as number)));
 }
 
-function runTask(t: TimedTask, taskMs: number, record: boolean, clock: Clock): void {
+export function runTask(t: TimedTask, taskMs: number, record: boolean, clock: Clock): void {
   const latency = t.kind === 'latency';
   const bench = new Bench({
     time: taskMs,

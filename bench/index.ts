@@ -5,6 +5,8 @@
  *   conditions — one condition, compiled vs interpreter vs cel-js vs hand-written (conditions.ts)
  *   decide     — whole decisions on generated gateway packs of 10/100/1000 rules, compiled vs
  *                interpreter vs a hand-written guard; growth with unselected rules (decide.ts)
+ *   decide-content — whole decisions on the hand-written content pack (bench/content-pack), the
+ *                specialised procedures vs the generic engine vs a hand-written guard (decide-content.ts)
  *   alloc      — bytes allocated per decision, and the size of the Decision itself (alloc.ts)
  *   compile    — compile time per rule up to 10,000 rules, bundle size, import time (compile.ts)
  *
@@ -24,10 +26,11 @@ import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../examples/root.js';
 import { renderReport as renderConditions, resultJson as conditionsJson, runConditionBench, type BenchOptions as ConditionOptions, type BenchResult as ConditionResult } from './conditions.js';
 import { decideJson, renderDecide, runDecideBench, type DecideOptions, type DecideResult } from './decide.js';
+import { contentJson, renderContent, runContentBench, type ContentOptions, type ContentResult } from './decide-content.js';
 import { allocJson, renderAlloc, runAllocBench, type AllocOptions, type AllocResult } from './alloc.js';
 import { compileJson, renderCompile, runCompileBench, type CompileOptions, type CompileResult } from './compile.js';
 
-export const SECTIONS = ['conditions', 'decide', 'alloc', 'compile'] as const;
+export const SECTIONS = ['conditions', 'decide', 'decide-content', 'alloc', 'compile'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 type Own<T> = Omit<T, 'quick' | 'log'>;
@@ -46,13 +49,14 @@ export interface RunBenchOptions {
   /** Per-section overrides. */
   conditions?: Own<ConditionOptions>;
   decide?: Own<DecideOptions>;
+  'decide-content'?: Own<ContentOptions>;
   alloc?: Own<AllocOptions>;
   compile?: Own<CompileOptions>;
 }
 
 export interface BenchRun {
   quick: boolean;
-  sections: { conditions?: ConditionResult; decide?: DecideResult; alloc?: AllocResult; compile?: CompileResult };
+  sections: { conditions?: ConditionResult; decide?: DecideResult; 'decide-content'?: ContentResult; alloc?: AllocResult; compile?: CompileResult };
   /** The whole report as markdown. */
   markdown: string;
   /** Result files written. */
@@ -83,6 +87,15 @@ function targets(s: BenchRun['sections']): string[] {
           `${(unsel.nsPerUnselectedRule.specialised as number).toFixed(1)} ns per unselected rule)`,
       );
     }
+  }
+  const c = s['decide-content'];
+  if (c) {
+    lines.push(
+      `- content pack (${c.meta.rules} rules): specialised within 1.5× of hand-written — ${yes(c.targets.specialisedWithin1_5xOfHand)} (${c.ratios.specialisedVsHand.toFixed(2)}×); ` +
+        `≥ 3× faster than the generic engine — ${yes(c.targets.specialised3xFasterThanGeneric)} (${c.ratios.compiledVsSpecialised.toFixed(2)}×); ` +
+        `p99 ≤ 3× p50 — ${yes(c.targets.specialisedP99Within3xOfP50)} over the mix (${c.ratios.specialisedTail.toFixed(2)}×; hand-written ${c.ratios.handTail.toFixed(2)}×), ` +
+        `${yes(c.targets.specialisedSameDecisionP99Within3x)} for the same decision (${c.variants.specialised.sameDecisionP99.toFixed(2)}×)`,
+    );
   }
   if (s.compile?.linearity) {
     const l = s.compile.linearity;
@@ -124,6 +137,13 @@ export async function runBench(opts: RunBenchOptions = {}): Promise<BenchRun> {
     sections.decide = r;
     parts.push(renderDecide(r));
     json.push(['decide', decideJson(r)]);
+  }
+  if (only.has('decide-content')) {
+    log('== decide-content');
+    const r = runContentBench({ ...opts['decide-content'], quick, log });
+    sections['decide-content'] = r;
+    parts.push(renderContent(r));
+    json.push(['decide-content', contentJson(r)]);
   }
   if (only.has('alloc')) {
     log('== alloc');

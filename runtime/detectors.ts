@@ -71,3 +71,21 @@ export const RESERVED_DETECTORS: Readonly<Record<string, Detector>> = Object.fre
   },
   'detector://fixture': (input: DetectorInput) => input.occurrence.detectorFacts ?? NONE,
 });
+
+const FIXTURE = RESERVED_DETECTORS['detector://fixture'] as Detector;
+
+/**
+ * `runDetector(detector, { ref, rule, anchor, occurrence, facts })`, without building the input
+ * when the detector is the reserved `detector://fixture` itself: what it reports is the
+ * occurrence's own `detectorFacts`, the same for every rule ([OAR-CONF-25]), so asking it per
+ * rule was an allocation and two calls each time. A detector registered by the host under any
+ * reference is called as always.
+ */
+export function askDetector(detector: Detector, ref: string, rule: string, anchor: string, occurrence: Occurrence, facts: FactReader): Readonly<Record<string, unknown>> | Raise {
+  if (detector === FIXTURE) {
+    const reported = occurrence.detectorFacts;
+    if (reported === undefined) return NONE;
+    if (typeof reported === 'object' && reported !== null) return reported;
+  }
+  return runDetector(detector, { ref, rule, anchor, occurrence, facts });
+}

@@ -31,7 +31,7 @@ import { MemoryCounterStore, counterKeyString, type CounterAction, type CounterK
 import { SnapshotStore, isVersioned, macrotask, type AsyncCounterStore } from './async-counters.js';
 import { SessionQueue } from './session-queue.js';
 import { SessionTable, type SessionBound } from './session-table.js';
-import { DETECTOR_BACKED_PROFILES, RESERVED_DETECTORS, runDetector, type Detector } from './detectors.js';
+import { askDetector, DETECTOR_BACKED_PROFILES, RESERVED_DETECTORS, type Detector } from './detectors.js';
 import { HostInputError, OccurrenceCheck } from './host-input.js';
 import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord, Outcome, TraceEntry } from './decision.js';
 import { OccurrenceFacts, type Occurrence, type ProviderMemo } from './occurrence.js';
@@ -893,7 +893,7 @@ class Occ {
     if (r.detector !== undefined) {
       let produced = this.detections[k] ?? this.engine.detected.get(r.b);
       if (produced === undefined) {
-        produced = runDetector(r.detector, { ref: r.b.detector as string, rule: r.qid, anchor: this.anchorValue, occurrence: this.occ, facts: f });
+        produced = askDetector(r.detector, r.b.detector as string, r.qid, this.anchorValue, this.occ, f);
         this.engine.detected.set(r.b, produced);
       }
       this.detections[k] = produced;
@@ -1179,6 +1179,6 @@ class Occ {
       list.push({ rule: r.qid, action: t.action, replacement: t.replacement, target: t.target === 'content' ? 'content' : (this.spans[k] ?? []) });
     }
     if (this.occ.content === undefined) return;
-    d.content = applyTransformsInto(this.occ.content, list, d.skippedTransforms);
+    d.content = applyTransformsInto(this.occ.content, list, d.skippedTransforms, this.facts.contentLength(this.occ.content));
   }
 }

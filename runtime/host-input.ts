@@ -66,51 +66,61 @@ export class OccurrenceCheck {
   check(occ: Occurrence): void {
     if (!isPlainObject(occ)) throw new HostInputError([], `decide: the occurrence must be an object { anchor, … }, got ${kindOf(occ)}`);
     let anchorSeen = false;
-    // for…in rather than Object.keys: listing the members allocates nothing on the hot path.
+    // One try for the walk, which runs at every decision: `reading` tells a member whose getter
+    // threw from members that could not be listed. for…in rather than Object.keys: listing the
+    // members allocates nothing on the hot path.
+    let key = '';
+    let reading = false;
     try {
-      for (const key in occ) {
+      for (key in occ) {
         if (!hasOwn.call(occ, key)) continue;
         if (key === 'anchor') {
           anchorSeen = true;
           continue;
         }
-        const value = readMember(occ, key);
+        reading = true;
+        const value = (occ as unknown as Record<string, unknown>)[key];
+        reading = false;
         if (value === undefined && MEMBERS.has(key)) continue;
-        try {
-          switch (key) {
-            case 'facts':
-            case 'detectorFacts':
-              this.checkFacts(key, value);
-              break;
-            case 'session':
-              if (typeof value !== 'string') throw new HostInputError([key], `decide: session must be a string, got ${kindOf(value)}`);
-              break;
-            case 'content':
-              if (typeof value !== 'string') throw new HostInputError([key], `decide: content must be a string (the content at the occurrence), got ${kindOf(value)}`);
-              break;
-            case 'toolCall':
-              checkToolCall(value);
-              break;
-            case 'recentActivity':
-              if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) {
-                throw new HostInputError([key], `decide: recentActivity must be a list of tool names, got ${kindOf(value)}`);
-              }
-              break;
-            default:
-              throw new HostInputError([key], `decide: unknown occurrence member \`${key}\`${this.memberHint(key)}`);
-          }
-        } catch (e) {
-          // What lies inside a member (a facts Proxy, a getter in the tool call) is left to
-          // evaluation, where its failure reaches the rules' on_error ([OAR-OPS-3]).
-          if (e instanceof HostInputError) throw e;
-        }
+        this.member(key, value);
       }
     } catch (e) {
       if (e instanceof HostInputError) throw e;
+      if (reading) throw new HostInputError([key], `decide: reading the occurrence's \`${key}\` threw: ${describeThrown(e)}`);
       throw new HostInputError([], `decide: the occurrence's members could not be listed: ${describeThrown(e)}`);
     }
     if (!anchorSeen) throw new HostInputError(['anchor'], 'decide: the occurrence has no anchor: name the host-local anchor identifier, e.g. { anchor: "tool.pre_invoke", … }');
     this.checkAnchor(readMember(occ, 'anchor'));
+  }
+
+  /** One member's shape. What lies inside it (a facts Proxy, a getter in the tool call) is left to evaluation ([OAR-OPS-3]). */
+  private member(key: string, value: unknown): void {
+    try {
+      switch (key) {
+        case 'facts':
+        case 'detectorFacts':
+          this.checkFacts(key, value);
+          break;
+        case 'session':
+          if (typeof value !== 'string') throw new HostInputError([key], `decide: session must be a string, got ${kindOf(value)}`);
+          break;
+        case 'content':
+          if (typeof value !== 'string') throw new HostInputError([key], `decide: content must be a string (the content at the occurrence), got ${kindOf(value)}`);
+          break;
+        case 'toolCall':
+          checkToolCall(value);
+          break;
+        case 'recentActivity':
+          if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) {
+            throw new HostInputError([key], `decide: recentActivity must be a list of tool names, got ${kindOf(value)}`);
+          }
+          break;
+        default:
+          throw new HostInputError([key], `decide: unknown occurrence member \`${key}\`${this.memberHint(key)}`);
+      }
+    } catch (e) {
+      if (e instanceof HostInputError) throw e;
+    }
   }
 
   private memberHint(key: string): string {
@@ -145,7 +155,8 @@ export class OccurrenceCheck {
       throw new HostInputError([member], `decide: ${member} must be a plain object mapping declared fact names to values, got ${facts instanceof Map ? 'a Map (use Object.fromEntries)' : kindOf(facts)}`);
     }
     for (const name in facts) {
-      if (!hasOwn.call(facts, name) || this.names.has(name)) continue;
+      // A declared name needs no own-property test: it passes either way.
+      if (this.names.has(name) || !hasOwn.call(facts, name)) continue;
       throw new HostInputError([member, name], `decide: ${member} names \`${name}\`, which the bundle does not declare${didYouMean(name, this.names)}`);
     }
   }

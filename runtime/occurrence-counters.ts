@@ -4,7 +4,7 @@
  * and reused by later occurrences, with its store key string, its name ([OAR-CONF-33]) and its
  * op objects; the values a counter had before this occurrence wrote it are kept in reused slots.
  */
-import { counterKeyString, counterName, type CounterAction, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
+import { counterKeyString, counterName, ZERO_COUNTERS as ZERO, type CounterAction, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
 import type { CounterContext } from './occurrence.js';
 
 /** A counter key with what the engine derives from it once. */
@@ -64,6 +64,16 @@ export class OccurrenceCounters implements CounterContext {
   private readonly before: CounterValues[] = [];
   private readonly applied: boolean[] = [];
   private writes = 0;
+  /**
+   * The cell last looked up, and the value last read from the store, at this occurrence: a
+   * counter is typically named several times at one occurrence — by the rules reading it
+   * (`fire_count_of`) and by the rule writing it — each time with the same rule and scope strings.
+   */
+  private lastRule: string | undefined = undefined;
+  private lastScope: string | undefined = undefined;
+  private lastCell: CounterCell | undefined = undefined;
+  private readCell: CounterCell | undefined = undefined;
+  private readValue: CounterValues = ZERO;
 
   constructor(
     /** Qualified identifier → counter scope slot (or -1), for every loaded rule. */
@@ -78,6 +88,8 @@ export class OccurrenceCounters implements CounterContext {
     this.store = store;
     this.session = session;
     this.writes = 0;
+    this.lastCell = undefined;
+    this.readCell = undefined;
     // Only here, between occurrences: within one, a counter's cell is one object, which is how
     // `read` finds what this occurrence wrote.
     if (this.cellCount > CELL_LIMIT) {
@@ -94,10 +106,22 @@ export class OccurrenceCounters implements CounterContext {
     for (const entry of rules.values()) this.cellCount -= entry instanceof Map ? entry.size : 1;
     this.cells.delete(session);
     if (this.sessionCells === rules) this.sessionCells = undefined;
+    this.lastCell = undefined;
+    this.readCell = undefined;
   }
 
   /** The cell of `rule`'s counters in this session; `scope` is undefined for an unscoped rule. */
   cell(rule: string, scope: string | undefined): CounterCell {
+    const last = this.lastCell;
+    if (last !== undefined && rule === this.lastRule && scope === this.lastScope) return last;
+    const cell = this.lookup(rule, scope);
+    this.lastRule = rule;
+    this.lastScope = scope;
+    this.lastCell = cell;
+    return cell;
+  }
+
+  private lookup(rule: string, scope: string | undefined): CounterCell {
     let rules = this.sessionCells;
     if (rules === undefined) this.cells.set(this.session, (rules = this.sessionCells = new Map()));
     const entry = rules.get(rule);
@@ -120,8 +144,17 @@ export class OccurrenceCounters implements CounterContext {
 
   read(rule: string, scope: string | undefined): CounterValues {
     const cell = this.cell(rule, scope);
-    const i = this.written.indexOf(cell);
-    return i >= 0 && i < this.writes ? (this.before[i] as CounterValues) : this.store.read(cell.key);
+    if (this.writes > 0) {
+      const i = this.written.indexOf(cell);
+      if (i >= 0 && i < this.writes) return this.before[i] as CounterValues;
+    }
+    // Before this occurrence writes a counter, a second read of it is the first one's value
+    // ([OAR-FIRE-6]: one snapshot per occurrence); after, it is the value kept above.
+    if (cell === this.readCell) return this.readValue;
+    const v = this.store.read(cell.key);
+    this.readCell = cell;
+    this.readValue = v;
+    return v;
   }
 
   /**

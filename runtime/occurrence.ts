@@ -88,6 +88,8 @@ export class OccurrenceFacts implements FactReader {
   unavailable: { readonly ref: string; readonly slots: Uint8Array } | null = null;
   counters: CounterContext | null = null;
   private memo: ProviderMemo | undefined = undefined;
+  /** The content's length in code points, once computed at this occurrence; -1 before. */
+  private contentCodePoints = -1;
   private readonly special: {
     fireCount: number; breakerCount: number; fireCountOf: number; breakerCountOf: number; anchor: number;
   };
@@ -120,6 +122,7 @@ export class OccurrenceFacts implements FactReader {
     this.anchorValue = anchorValue;
     this.counters = counters;
     this.state.fill(UNSET);
+    this.contentCodePoints = -1;
     this.rule = '';
     this.ruleScope = -1;
     this.overlay = null;
@@ -128,6 +131,17 @@ export class OccurrenceFacts implements FactReader {
 
   get occurrence(): Occurrence {
     return this.occ;
+  }
+
+  /**
+   * The length in code points of `content`, which must be this occurrence's content (a string):
+   * counted once per occurrence — `content_length` ([OAR-EXPR-16]) and the span algorithm
+   * ([OAR-OPS-16]) both need it, and counting is a scan of the whole content.
+   */
+  contentLength(content: string): number {
+    let n = this.contentCodePoints;
+    if (n < 0) n = this.contentCodePoints = cpLength(content);
+    return n;
   }
 
   fact(slot: number): unknown {
@@ -323,7 +337,7 @@ function derivedFacts(slot: (name: string) => number): Map<number, (self: Occurr
   // The same check on both back ends: content that is not a string is a wrong-typed observation.
   at('content_length', (o) => {
     const c = o.occurrence.content;
-    return c === undefined ? 0 : cpLength(checkValue('string', c, 'content') as string);
+    return c === undefined ? 0 : o.contentLength(checkValue('string', c, 'content') as string);
   });
   const tiers = slot('content_trust_tiers');
   at('content_contains_untrusted', (o) => (tiers >= 0 ? (o.fact(tiers) as string[]).includes('untrusted') : false));

@@ -18,7 +18,7 @@
 import type { BundleRule } from './bundle.js';
 import type { CounterAction } from './counters.js';
 import type { AppliedSideEffect, Decision, EventRecord } from './decision.js';
-import { runDetector, type Detector } from './detectors.js';
+import { askDetector, type Detector } from './detectors.js';
 import { flowMatches, readWindow } from './flow.js';
 import type { Occurrence, OccurrenceFacts } from './occurrence.js';
 import { counterOps, type CounterCell, type OccurrenceCounters } from './occurrence-counters.js';
@@ -162,7 +162,7 @@ export class ProcedureRun {
     this.at(i);
     let produced = this.detected.get(r.b);
     if (produced === undefined) {
-      produced = runDetector(r.detector as Detector, { ref: r.b.detector as string, rule: r.qid, anchor: this.anchorValue, occurrence: this.occ, facts: this.facts });
+      produced = askDetector(r.detector as Detector, r.b.detector as string, r.qid, this.anchorValue, this.occ, this.facts);
       this.detected.set(r.b, produced);
     }
     if (isRaise(produced)) throw FALLBACK;
@@ -232,7 +232,7 @@ export class ProcedureRun {
     if (content === undefined) return d;
     if (d.decision === 'transform') {
       this.list.length = this.listed;
-      d.content = applyTransformsInto(content, this.list, d.skippedTransforms);
+      d.content = applyTransformsInto(content, this.list, d.skippedTransforms, this.facts.contentLength(content));
     } else d.content = content;
     return d;
   }

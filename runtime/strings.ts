@@ -11,21 +11,25 @@
 const isHigh = (u: number) => u >= 0xd800 && u <= 0xdbff;
 const isLow = (u: number) => u >= 0xdc00 && u <= 0xdfff;
 
-const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
+/** Global, so `test` resumes at `lastIndex`: a native scan from one high surrogate to the next. */
+const HIGH_SURROGATES = /[\uD800-\uDBFF]/g;
 
 /** Number of code points ([OAR-EXPR-16] `size`). */
 export function cpLength(s: string): number {
-  // Without a high surrogate there is no pair, and every code unit is a code point; the regex
-  // scan is several times faster than the loop below.
-  if (!HIGH_SURROGATE.test(s)) return s.length;
-  const n = s.length;
-  let count = n;
-  for (let i = 0; i < n - 1; i++) {
-    if (isHigh(s.charCodeAt(i)) && isLow(s.charCodeAt(i + 1))) {
-      count--;
-      i++;
+  // Without a high surrogate there is no pair, and every code unit is a code point. With some,
+  // the regex finds each one natively and only it is looked at here: walking every unit in JS
+  // cost as much again as the scan (a reply or a tool result is hundreds of characters).
+  const re = HIGH_SURROGATES;
+  re.lastIndex = 0;
+  if (!re.test(s)) return s.length;
+  let count = s.length;
+  do {
+    const next = re.lastIndex; // just past the high surrogate
+    if (next < s.length && isLow(s.charCodeAt(next))) {
+      count--; // a pair: one code point
+      re.lastIndex = next + 1;
     }
-  }
+  } while (re.test(s)); // false at the end, which also resets lastIndex
   return count;
 }
 

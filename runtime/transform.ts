@@ -60,8 +60,6 @@ export interface TransformResult {
   readonly skipped: SkippedSpan[];
 }
 
-const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
-
 /** The fixed default of a `redact` without `replacement`: exactly ten code points ([OAR-OPS-13]). */
 export const REDACT_PLACEHOLDER = '[REDACTED]';
 
@@ -150,12 +148,11 @@ export function applyTransforms(content: string, transforms: readonly Accumulate
  * a call runs synchronously to completion and calls nothing that could call back in; a getter on a
  * caller's span that re-entered anyway would get a workspace of its own (`acquire`).
  */
-export function applyTransformsInto(content: string, transforms: readonly AccumulatedTransform[], skipped: SkippedSpan[]): string {
+export function applyTransformsInto(content: string, transforms: readonly AccumulatedTransform[], skipped: SkippedSpan[], cpLengthOfContent?: number): string {
   if (transforms.length === 0) return content;
-  // Without a high surrogate there is no pair, so code points and UTF-16 units coincide (a lone
-  // low surrogate is one of each, as in `cpLength`). The regex is a native scan — constant time for
-  // a one-byte string — where counting code points walks the content in JS.
-  const length = HIGH_SURROGATE.test(content) ? cpLength(content) : content.length;
+  // `cpLength` is a native scan for a high surrogate, then a walk only when there is one. A caller
+  // that already counted the content's code points (the engine, for `content_length`) passes it.
+  const length = cpLengthOfContent ?? cpLength(content);
   const w = acquire();
   try {
     return w.run(content, length, transforms, skipped);

@@ -106,4 +106,33 @@ describe('counter cells', () => {
     c.start(store, 'a');
     expect(c.cell('s', 'k')).not.toBe(a);
   });
+
+  it('[OAR-FIRE-6] a counter named again at one occurrence is read once; after a write, the snapshot; the next occurrence reads afresh', () => {
+    const inner = new MemoryCounterStore();
+    let reads = 0;
+    const store: CounterStore = {
+      read: (key) => {
+        reads++;
+        return inner.read(key);
+      },
+      apply: (ops) => inner.apply(ops),
+    };
+    const c = new OccurrenceCounters(SCOPES, store);
+    c.start(store, 's1');
+    expect(c.read('s', 'k').fire_count).toBe(0);
+    expect(c.read('s', 'k').fire_count).toBe(0);
+    expect(reads).toBe(1); // the second read of the same counter is the first one's value
+    expect(c.read('r', undefined).fire_count).toBe(0);
+    expect(c.read('s', 'k').fire_count).toBe(0);
+    expect(reads).toBe(3); // another counter in between: read again, from the store
+    const cell = c.cell('s', 'k');
+    c.apply(cell, counterOps(cell, ['increment_counter']));
+    expect(c.read('s', 'k').fire_count).toBe(0); // the snapshot, not the written value
+    expect(c.changed()).toEqual({ 's#k': { fire_count: 1, breaker_count: 0 } });
+    c.start(store, 's1');
+    expect(c.read('s', 'k').fire_count).toBe(1); // a new occurrence sees the write
+    inner.clear(); // the host clears its store between occurrences
+    c.start(store, 's1');
+    expect(c.read('s', 'k').fire_count).toBe(0);
+  });
 });
