@@ -83,9 +83,16 @@ const FIXTURE = RESERVED_DETECTORS['detector://fixture'] as Detector;
  */
 export function askDetector(detector: Detector, ref: string, rule: string, anchor: string, occurrence: Occurrence, facts: FactReader): Readonly<Record<string, unknown>> | Raise {
   if (detector === FIXTURE) {
-    const reported = occurrence.detectorFacts;
+    // A host's occurrence may carry a getter that throws on a second read: that, and anything but
+    // an object or nothing, takes the general path, which turns it into a provider failure.
+    let reported: unknown;
+    try {
+      reported = occurrence.detectorFacts;
+    } catch {
+      return runDetector(detector, { ref, rule, anchor, occurrence, facts });
+    }
     if (reported === undefined) return NONE;
-    if (typeof reported === 'object' && reported !== null) return reported;
+    if (typeof reported === 'object' && reported !== null) return reported as Readonly<Record<string, unknown>>;
   }
   return runDetector(detector, { ref, rule, anchor, occurrence, facts });
 }
