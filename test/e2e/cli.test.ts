@@ -520,7 +520,7 @@ describe('oarc conformance and bench delegate', () => {
   it('bench checks its own flags', () => {
     expectFailure(oarc(['bench', '--suite', '--only=']), 2, 'oarc bench: option --only needs at least one benchmark name');
     expectFailure(oarc(['bench', '--fast']), 2, 'oarc bench: unknown option --fast');
-    expectFailure(oarc(['bench', '--suite', '--only=nope']), 2, 'oarc bench: unknown benchmark nope; the benchmarks are conditions, decide, alloc, compile');
+    expectFailure(oarc(['bench', '--suite', '--only=nope']), 2, 'oarc bench: unknown benchmark nope; the benchmarks are conditions, decide, decide-content, alloc, compile');
     // Without --suite, the suite's flags are refused rather than silently benchmarking nothing.
     expectFailure(oarc(['bench', '--only=conditions']), 2, 'oarc bench: --only is an option of oarc\'s own benchmark suite: add --suite');
   });
