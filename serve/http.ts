@@ -71,7 +71,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
       }
       chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    // A small body is one chunk: decoded where it lies, not copied into a new buffer first.
+    req.on('end', () => resolve((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8')));
     req.on('error', reject);
   });
 }
