@@ -9,13 +9,17 @@
  * COUNT_REPEATS counts (one counter write per decision) over 64 sessions. Servers and load share
  * the machine's cores, as they do on any loopback measurement.
  *
+ * Beside req/s, each row has the server's CPU time per request (user + system, from
+ * /proc/<pid>/stat on Linux): on a machine shared with the load generator and other work, req/s
+ * moves with the neighbours, while CPU per request mostly measures the server's own work.
+ *
  * Usage: npm run bench:serve [-- --quick]
  *   --quick  one second per measurement (smoke run; bench/results/serve.json not written)
  * Markdown to stdout, progress to stderr; writes bench/results/serve.json.
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../examples/root.js';
@@ -33,7 +37,19 @@ interface Row {
   decisionsPerSecond: number;
   p50ms: number;
   p99ms: number;
+  /** Server CPU (user + system) per request, µs; undefined where /proc is not there to read. */
+  serverCpuUsPerRequest: number | undefined;
   errors: number;
+}
+
+/** A child's CPU time so far in µs (utime + stime, in clock ticks of 10 ms), or undefined off Linux. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  const file = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(file)) return undefined;
+  // The fields after the command name (which may hold spaces) start at the state, field 3.
+  const stat = readFileSync(file, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /** Start a child that prints where it listens; resolve with its URL. */
@@ -74,10 +90,13 @@ async function main(): Promise<void> {
     const plan: [string, number, string[], number][] = [['/v1/decide', 1, singles, 1], ['/v1/decide', 16, singles, 1], ['/v1/decide', 64, singles, 1], ['/v1/decide/batch', 16, batches, 100]];
     for (const [path, connections, bodies, per] of plan) {
       // Interleaved: the floor, then the service, for each load, so drift on a shared machine hits both.
-      for (const [target, url] of [['node:http floor', floor.url], ['oarc serve', oarc.url]] as const) {
+      for (const [target, server] of [['node:http floor', floor], ['oarc serve', oarc]] as const) {
         say(`${target} ${path} × ${connections} connections, ${duration} s`);
-        const r = await load(url, path, connections, duration, bodies);
-        rows.push({ target, route: path, connections, requestsPerSecond: r.requests.average, decisionsPerSecond: r.requests.average * per, p50ms: r.latency.p50, p99ms: r.latency.p99, errors: r.errors + r.non2xx });
+        const before = cpuMicros(server.proc.pid);
+        const r = await load(server.url, path, connections, duration, bodies);
+        const after = cpuMicros(server.proc.pid);
+        const serverCpuUsPerRequest = before === undefined || after === undefined || r.requests.total === 0 ? undefined : (after - before) / r.requests.total;
+        rows.push({ target, route: path, connections, requestsPerSecond: r.requests.average, decisionsPerSecond: r.requests.average * per, p50ms: r.latency.p50, p99ms: r.latency.p99, serverCpuUsPerRequest, errors: r.errors + r.non2xx });
       }
     }
   } finally {
@@ -85,10 +104,11 @@ async function main(): Promise<void> {
     floor.proc.kill('SIGTERM');
   }
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  const lines = ['| route | connections | floor req/s | oarc serve req/s | ratio | floor p50 / p99 ms | oarc serve p50 / p99 ms | decisions/s |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
+  const cpu = (r: Row) => (r.serverCpuUsPerRequest === undefined ? '–' : r.serverCpuUsPerRequest.toFixed(0));
+  const lines = ['| route | connections | floor req/s | oarc serve req/s | ratio | floor p50 / p99 ms | oarc serve p50 / p99 ms | server CPU µs/req floor / oarc | decisions/s |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
   for (let i = 0; i < rows.length; i += 2) {
     const [f, o] = [rows[i]!, rows[i + 1]!];
-    lines.push(`| \`${o.route}\` | ${o.connections} | ${fmt(f.requestsPerSecond)} | ${fmt(o.requestsPerSecond)} | ${Math.round((100 * o.requestsPerSecond) / f.requestsPerSecond)}% | ${f.p50ms} / ${f.p99ms} | ${o.p50ms} / ${o.p99ms} | ${fmt(o.decisionsPerSecond)} |`);
+    lines.push(`| \`${o.route}\` | ${o.connections} | ${fmt(f.requestsPerSecond)} | ${fmt(o.requestsPerSecond)} | ${Math.round((100 * o.requestsPerSecond) / f.requestsPerSecond)}% | ${f.p50ms} / ${f.p99ms} | ${o.p50ms} / ${o.p99ms} | ${cpu(f)} / ${cpu(o)} | ${fmt(o.decisionsPerSecond)} |`);
   }
   const errors = rows.reduce((a, r) => a + r.errors, 0);
   process.stdout.write(`${lines.join('\n')}\n${errors > 0 ? `\n${errors} requests failed or were not 2xx\n` : ''}`);

@@ -46,8 +46,9 @@ export function jsonPointer(path: readonly (string | number)[]): string {
   return path.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
-function send(res: ServerResponse, status: number, body: string, type: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers });
+function send(res: ServerResponse, status: number, body: string, type: string, headers?: Record<string, string>): void {
+  const head = { 'content-type': type, 'content-length': Buffer.byteLength(body) };
+  res.writeHead(status, headers === undefined ? head : { ...head, ...headers });
   res.end(body);
 }
 
@@ -70,7 +71,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
       }
       chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    // A small body is one chunk: decoded where it lies, not copied into a new buffer first.
+    req.on('end', () => resolve((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8')));
     req.on('error', reject);
   });
 }
@@ -79,12 +81,19 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
 const tooLarge = (limit: number) =>
   new HttpProblem({ type: 'urn:oarc:problem:body-too-large', title: 'Request body too large', status: 413, detail: `the request body is over the limit of ${limit} bytes (--max-body)` }, { connection: 'close' });
 
-async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+/** `application/json`, or a structured suffix of it (`application/problem+json`), with parameters or not. */
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   const type = req.headers['content-type'];
-  if (type !== undefined && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
-    throw problem(415, 'unsupported-media-type', 'Unsupported media type', `the body must be application/json, not ${type}`);
+  // The common spelling skips the pattern.
+  if (type !== undefined && type !== 'application/json' && !JSON_TYPE.test(type)) {
+    return Promise.reject(problem(415, 'unsupported-media-type', 'Unsupported media type', `the body must be application/json, not ${type}`));
   }
-  const text = await readBody(req, limit);
+  return readBody(req, limit).then(parseBody);
+}
+
+function parseBody(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
@@ -120,26 +129,40 @@ const ROUTES: Record<string, Partial<Record<string, Handler>>> = {
   '/metrics': { GET: metrics },
 };
 
-/** The request listener: route, authorise, and turn every failure into a problem response. */
+/** The request listener: route, authorise, and turn every failure — thrown or rejected — into a problem response. */
 export function handler(o: RouteOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const fail = (res: ServerResponse, e: unknown): void => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    let p: HttpProblem;
+    if (e instanceof HttpProblem) p = e;
+    else {
+      const id = randomBytes(6).toString('hex');
+      o.say(`internal error ${id}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      p = problem(500, 'internal', 'Internal error', `oarc failed to handle the request; the service log has the details under id ${id}`, { id });
+    }
+    o.metrics.rejected(p.problem.status);
+    send(res, p.problem.status, JSON.stringify(p.problem), 'application/problem+json', p.headers);
+  };
   return (req, res) => {
-    void route(req, res, o).catch((e: unknown) => {
-      if (res.headersSent) return res.destroy();
-      let p: HttpProblem;
-      if (e instanceof HttpProblem) p = e;
-      else {
-        const id = randomBytes(6).toString('hex');
-        o.say(`internal error ${id}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        p = problem(500, 'internal', 'Internal error', `oarc failed to handle the request; the service log has the details under id ${id}`, { id });
-      }
-      o.metrics.rejected(p.problem.status);
-      send(res, p.problem.status, JSON.stringify(p.problem), 'application/problem+json', p.headers);
-    });
+    let pending: Promise<void> | void;
+    try {
+      pending = route(req, res, o);
+    } catch (e) {
+      fail(res, e);
+      return;
+    }
+    pending?.catch((e: unknown) => fail(res, e));
   };
 }
 
-async function route(req: IncomingMessage, res: ServerResponse, o: RouteOptions): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0] as string;
+/** The route's handler, after the checks every route shares; a promise only from a route that reads a body. */
+function route(req: IncomingMessage, res: ServerResponse, o: RouteOptions): Promise<void> | void {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
   const methods = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
   if (methods === undefined) throw problem(404, 'not-found', 'Not found', `no route ${path}; the routes are ${Object.keys(ROUTES).join(', ')}`);
   const h = methods[req.method ?? 'GET'];
@@ -154,7 +177,7 @@ async function route(req: IncomingMessage, res: ServerResponse, o: RouteOptions)
       { 'www-authenticate': 'Bearer' },
     );
   }
-  await h(req, res, o);
+  return h(req, res, o);
 }
 
 function serving(o: RouteOptions) {
@@ -168,13 +191,20 @@ function sessionHeader(req: IncomingMessage): string | undefined {
   return typeof h === 'string' ? h : undefined;
 }
 
-/** An occurrence the engine refuses (an unknown anchor, member or fact) is bad input, not a fault. */
-async function decideChecked(o: RouteOptions, s: NonNullable<ReturnType<Service['take']>>, occ: Occurrence, raw: unknown, at: (string | number)[], extra?: Partial<Problem>): Promise<DecisionJson> {
-  try {
-    return await o.service.decide(s, occ, raw);
-  } catch (e) {
+/**
+ * An occurrence the engine refuses (an unknown anchor, member or fact) is bad input, not a fault.
+ * The decision comes back as the service makes it: at once in memory, a promise through `--redis`.
+ */
+function decideChecked(o: RouteOptions, s: NonNullable<ReturnType<Service['take']>>, occ: Occurrence, raw: unknown, at: (string | number)[], extra?: Partial<Problem>): DecisionJson | Promise<DecisionJson> {
+  const refused = (e: unknown): never => {
     if (e instanceof HostInputError) throw invalidOccurrence(e, at, 'ts', extra);
     throw e;
+  };
+  try {
+    const d = o.service.decide(s, occ, raw);
+    return d instanceof Promise ? d.catch(refused) : d;
+  } catch (e) {
+    return refused(e);
   }
 }
 
@@ -188,7 +218,8 @@ async function decideOne(req: IncomingMessage, res: ServerResponse, o: RouteOpti
     if (e instanceof HostInputError) throw invalidOccurrence(e, [], 'json');
     throw e;
   }
-  sendJson(res, 200, await decideChecked(o, s, occ, body, []));
+  const d = decideChecked(o, s, occ, body, []);
+  sendJson(res, 200, d instanceof Promise ? await d : d);
 }
 
 /**
@@ -210,7 +241,10 @@ async function decideBatch(req: IncomingMessage, res: ServerResponse, o: RouteOp
     }
   });
   const out: DecisionJson[] = [];
-  for (let i = 0; i < occs.length; i++) out.push(await decideChecked(o, s, occs[i] as Occurrence, body[i], [i], { decided: i }));
+  for (let i = 0; i < occs.length; i++) {
+    const d = decideChecked(o, s, occs[i] as Occurrence, body[i], [i], { decided: i });
+    out.push(d instanceof Promise ? await d : d);
+  }
   sendJson(res, 200, out);
 }
 

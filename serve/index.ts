@@ -55,13 +55,15 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
   let draining = false;
   let idle: (() => void) | undefined;
   const onRequest = handler({ service, metrics, maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024, say: o.say, ...(o.token !== undefined ? { token: o.token } : {}) });
+  // One listener for every response ('close' comes once per response), not a closure per request.
+  const closed = () => {
+    if (--inFlight === 0) idle?.();
+  };
   const server: Server = createServer((req, res) => {
     inFlight++;
     // While draining, each response closes its connection, so keep-alive clients move elsewhere.
     if (draining) res.setHeader('connection', 'close');
-    res.once('close', () => {
-      if (--inFlight === 0) idle?.();
-    });
+    res.on('close', closed);
     onRequest(req, res);
   });
   await new Promise<void>((resolve, reject) => {
@@ -78,7 +80,7 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
     reload: () => service.load(),
     async drain(timeoutMs = 10_000) {
       draining = true;
-      const closed = new Promise<void>((r) => server.close(() => r()));
+      const stopped = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       if (inFlight > 0) {
         const finished = new Promise<void>((r) => (idle = r));
@@ -87,7 +89,7 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
         if (inFlight > 0) o.say(`drain: ${inFlight} requests still open after ${timeoutMs} ms; closing them`);
       }
       server.closeAllConnections();
-      await closed;
+      await stopped;
       await log?.close();
       await shared?.close();
     },

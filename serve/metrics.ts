@@ -1,7 +1,7 @@
 /**
  * The service's metrics in the Prometheus text exposition format (version 0.0.4), written here
  * rather than through prom-client: a handful of counters and one histogram, whose hot-path update
- * is a Map lookup and an increment — no registry, no label-object allocation per decision.
+ * is a Map lookup per label and an increment — no registry, no label-object or key allocation per decision.
  */
 import type { Decision } from '../runtime/index.js';
 
@@ -11,22 +11,51 @@ export const DEFAULT_BUCKETS: readonly number[] = [0.00005, 0.0001, 0.00025, 0.0
 /** A label value escaped as the exposition format requires (backslash, quote, newline). */
 const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
+/** One labelled series of a counter: its label values and its count. */
+interface Series {
+  readonly values: readonly string[];
+  n: number;
+}
+
+/** A level of a counter's lookup tree: a label value to the next level, or at the last label to the series. */
+type Level = Map<string, Level | Series>;
+
 class Counter {
-  /** By the label values joined with U+0000 (which no label value here holds): escaped only when rendered. */
-  private readonly values = new Map<string, number>();
+  /** Every series, in the order first counted — the order they are rendered in. */
+  private readonly series: Series[] = [];
+  /** The series by their label values, one Map per label: counting builds no key string. */
+  private readonly tree: Level = new Map();
   constructor(readonly name: string, readonly help: string, private readonly labels: readonly string[]) {}
 
   inc(values: readonly string[], by = 1): void {
-    const key = values.join('\u0000');
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
+    this.find(values).n += by;
+  }
+
+  private find(values: readonly string[]): Series {
+    if (values.length === 0) return (this.series[0] ??= { values, n: 0 });
+    let level = this.tree;
+    for (let i = 0; i < values.length - 1; i++) {
+      const v = values[i] as string;
+      let next = level.get(v) as Level | undefined;
+      if (next === undefined) level.set(v, (next = new Map()));
+      level = next;
+    }
+    const last = values[values.length - 1] as string;
+    let s = level.get(last) as Series | undefined;
+    if (s === undefined) {
+      s = { values: [...values], n: 0 };
+      level.set(last, s);
+      this.series.push(s);
+    }
+    return s;
   }
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    if (this.labels.length === 0 && this.values.size === 0) lines.push(`${this.name} 0`);
-    for (const [k, v] of this.values) {
-      if (this.labels.length === 0) lines.push(`${this.name} ${v}`);
-      else lines.push(`${this.name}{${k.split('\u0000').map((x, i) => `${this.labels[i]}="${escape(x)}"`).join(',')}} ${v}`);
+    if (this.labels.length === 0 && this.series.length === 0) lines.push(`${this.name} 0`);
+    for (const { values, n } of this.series) {
+      if (this.labels.length === 0) lines.push(`${this.name} ${n}`);
+      else lines.push(`${this.name}{${values.map((x, i) => `${this.labels[i]}="${escape(x)}"`).join(',')}} ${n}`);
     }
     return lines.join('\n');
   }

@@ -118,10 +118,17 @@ export class Service {
     return occ;
   }
 
-  /** Decide one occurrence on `serving`, recording metrics and the decision log. */
-  async decide(serving: Serving, occ: Occurrence, raw: unknown): Promise<DecisionJson> {
+  /**
+   * Decide one occurrence on `serving`, recording metrics and the decision log: synchronously in
+   * memory (no promise, no turn of the microtask queue per decision), a promise through the shared store.
+   */
+  decide(serving: Serving, occ: Occurrence, raw: unknown): DecisionJson | Promise<DecisionJson> {
     const start = process.hrtime.bigint();
-    const d: Decision = this.opts.store ? await serving.engine.decideAsync(occ) : serving.engine.decide(occ);
+    if (this.opts.store) return serving.engine.decideAsync(occ).then((d) => this.record(serving, occ, raw, d, start));
+    return this.record(serving, occ, raw, serving.engine.decide(occ), start);
+  }
+
+  private record(serving: Serving, occ: Occurrence, raw: unknown, d: Decision, start: bigint): DecisionJson {
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     this.opts.metrics.decided(occ.anchor, d, seconds);
     const json = decisionToJson(d);
