@@ -26,7 +26,7 @@ import { createContentBaseline } from './content-baseline.js';
 import { generateContentStream, loadContentPack } from './content-pack.js';
 import {
   firstDifference, fmtNs, fmtX, makeOneDecide, makeStreamBatch, paired, runTask, sameDecisionTail,
-  type Clock, type Runner, type TimedTask,
+  type Clock, type Runner, type TimedTask, type VariantResult,
 } from './decide.js';
 import { median, prng, quantile, relativeIqr, shuffle } from './stats.js';
 
@@ -46,15 +46,9 @@ export const CONTENT_VARIANTS = ['specialised', 'compiled', 'hand'] as const;
 export type ContentVariant = (typeof CONTENT_VARIANTS)[number];
 const LABEL: Readonly<Record<ContentVariant, string>> = { specialised: 'specialised', compiled: 'generic (compiled)', hand: 'hand-written' };
 
-export interface ContentVariantResult {
-  streamNs: number;
-  wallNs: number;
-  decisionsPerSecond: number;
-  p50Ns: number;
-  p99Ns: number;
-  sameDecisionP99: number;
+/** The gateway section's figures for one variant, and its allocation. */
+export interface ContentVariantResult extends VariantResult {
   bytesPerDecision: number;
-  noise: number;
 }
 
 export interface ContentResult {
