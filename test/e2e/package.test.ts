@@ -65,7 +65,7 @@ describe('the tarball', () => {
       'dist/bin/commands/corpus.js', 'dist/injection/index.js', 'dist/injection/index.d.ts', 'injection/corpus/seed-v1.jsonl',
       'dist/bin/commands/serve.js', 'dist/serve/index.js', 'dist/serve/http.js', 'dist/serve/service.js', 'dist/serve/store.js',
       'dist/bin/commands/mcp.js', 'dist/mcp/index.js', 'dist/mcp/proxy.js',
-      'dist/bin/commands/bench.js', 'dist/packbench/run.js', 'dist/packbench/measure.js', 'dist/bin/commands/diff.js', 'dist/diff/run.js', 'dist/diff/generate.js',
+      'dist/bin/commands/bench.js', 'dist/packbench/run.js', 'dist/packbench/measure.js', 'dist/bin/commands/diff.js', 'dist/diff/run.js', 'dist/diff/cases.js',
       'dist/bin/commands/fuzz.js', 'dist/bin/commands/adapter.js', 'dist/fuzz/run.js', 'dist/fuzz/protocol.js',
     ]) expect(paths()).toContain(p);
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} the oarc authors\n/);
