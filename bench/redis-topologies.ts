@@ -26,6 +26,7 @@ import { SEED_CORPUS, corpusDetector, factNames } from '../injection/detector.js
 import { createEngine, type Bundle, type Engine, type Occurrence } from '../runtime/index.js';
 import { RedisCounterStore } from '../runtime/redis.js';
 import { REDIS_SERVER, startCluster, startSentinel, startStandalone } from './redis-topology.js';
+import type { RedisBenchRun } from './redis.js';
 import { median } from './stats.js';
 
 export interface TopologyVariant {
@@ -37,14 +38,7 @@ export interface TopologyVariant {
   errored: number;
 }
 
-export interface TopologyBenchResult {
-  quick: boolean;
-  node: string;
-  cpu: string;
-  redis: string;
-  load: [number, number];
-  decisions: number;
-  rounds: number;
+export interface TopologyBenchResult extends RedisBenchRun {
   variants: TopologyVariant[];
 }
 

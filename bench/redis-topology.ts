@@ -277,7 +277,16 @@ export interface ClusterNodeInfo {
   slots: [number, number][];
 }
 
-export interface RedisClusterTopology {
+/** What a test does to a topology's servers: kill and restart, pause and resume one, stop them all. */
+export interface TopologyProcesses {
+  kill9(port: number): Promise<void>;
+  restart(port: number): Promise<void>;
+  pause(port: number): void;
+  resume(port: number): void;
+  stop(): Promise<void>;
+}
+
+export interface RedisClusterTopology extends TopologyProcesses {
   readonly ports: readonly number[];
   /** `redis+cluster://127.0.0.1:p1,…` — every node as a seed. */
   readonly url: string;
@@ -288,11 +297,6 @@ export interface RedisClusterTopology {
   primaryOf(slot: number): Promise<number>;
   /** Every running node reports cluster_state:ok and the same view of which primary serves each slot. */
   healthy(): Promise<boolean>;
-  kill9(port: number): Promise<void>;
-  restart(port: number): Promise<void>;
-  pause(port: number): void;
-  resume(port: number): void;
-  stop(): Promise<void>;
 }
 
 /**
@@ -391,7 +395,7 @@ export async function startCluster(o: TopologyOptions = {}): Promise<RedisCluste
   return topology;
 }
 
-export interface RedisSentinelTopology {
+export interface RedisSentinelTopology extends TopologyProcesses {
   readonly name: string;
   /** [primary, replica] data ports at the start. */
   readonly dataPorts: readonly number[];
@@ -401,11 +405,6 @@ export interface RedisSentinelTopology {
   node(port: number): Node;
   /** The primary's port, as the Sentinels report it. */
   primary(): Promise<number>;
-  kill9(port: number): Promise<void>;
-  restart(port: number): Promise<void>;
-  pause(port: number): void;
-  resume(port: number): void;
-  stop(): Promise<void>;
 }
 
 /**

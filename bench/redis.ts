@@ -53,7 +53,8 @@ export interface RedisBenchVariant {
   usPerDecision: number;
 }
 
-export interface RedisBenchResult {
+/** What every Redis benchmark run records about itself. */
+export interface RedisBenchRun {
   quick: boolean;
   node: string;
   cpu: string;
@@ -62,6 +63,9 @@ export interface RedisBenchResult {
   load: [number, number];
   decisions: number;
   rounds: number;
+}
+
+export interface RedisBenchResult extends RedisBenchRun {
   variants: RedisBenchVariant[];
   roundTrips: {
     /** A tool call whose selected rules read and write a counter: the first call (read + write). */
