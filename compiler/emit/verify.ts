@@ -111,14 +111,7 @@ export class ProgramVerifier {
     this.pendingChars = 0;
     try {
       const ast = parseProgram(texts.join('\n'), this.imports !== undefined, '');
-      const body = ast.body as AnyNode[];
-      let at = 0;
-      texts.forEach((t, k) => {
-        const n = body[k];
-        if (n === undefined || n.start !== at || n.end !== at + t.length || !t.endsWith(';')) throw new CompilerBug(`generated code is not one statement ended by its own ';'`);
-        at += t.length + 1;
-      });
-      if (body.length !== texts.length) throw new CompilerBug(`generated code is not one statement ended by its own ';'`);
+      requireStatements(ast, texts, '');
       this.check(ast);
     } catch (e) {
       const alone = new ProgramVerifier(this.allowed, this.imports);
@@ -131,10 +124,7 @@ export class ProgramVerifier {
   private single(text: string): void {
     const where = ` in the statement \`${text.slice(0, 60).split('\n')[0]}…\``;
     const ast = parseProgram(text, this.imports !== undefined, where);
-    const body = ast.body as AnyNode[];
-    if (body.length !== 1 || (body[0] as AnyNode).end !== text.length || !text.endsWith(';')) {
-      throw new CompilerBug(`generated code is not one statement ended by its own ';'${where}`);
-    }
+    requireStatements(ast, [text], where);
     this.where = where;
     this.check(ast);
     this.where = '';
@@ -175,6 +165,20 @@ export class ProgramVerifier {
     }
     walk(ast, null, null, null, this.referenced, this.where);
   }
+}
+
+/** The parse of `texts` joined by "\n" has exactly one statement per text, each ended by its own `;`. */
+function requireStatements(ast: AnyNode, texts: readonly string[], where: string): void {
+  const body = ast.body as AnyNode[];
+  let at = 0;
+  texts.forEach((t, k) => {
+    const n = body[k];
+    if (n === undefined || n.start !== at || n.end !== at + t.length || !t.endsWith(';')) {
+      throw new CompilerBug(`generated code is not one statement ended by its own ';'${where}`);
+    }
+    at += t.length + 1;
+  });
+  if (body.length !== texts.length) throw new CompilerBug(`generated code is not one statement ended by its own ';'${where}`);
 }
 
 function parseProgram(code: string, module: boolean, where: string): AnyNode {
