@@ -9,7 +9,7 @@ import { cpLength } from '../runtime/strings.js';
 
 const UNITS = [0x41, 0xe9, 0x6771, 0xd83d, 0xde00, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0x20];
 
-describe('cpLength', () => {
+describe('[OAR-EXPR-16] cpLength', () => {
   it('counts code points as Array.from does, lone and paired surrogates anywhere', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...UNITS), { maxLength: 40 }), (units) => {

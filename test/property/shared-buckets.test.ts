@@ -110,7 +110,7 @@ function decide(e: Engine, occ: Parameters<Engine['decide']>[0]): unknown {
   }
 }
 
-describe('decision procedures: buckets sharing a function', () => {
+describe('[OAR-EVAL-1] [OAR-EVAL-6] [OAR-EVAL-18] decision procedures: buckets sharing a function decide as the generic engine and the interpreter', () => {
   it(`tenant-repeated packs: every bucket's data fits its function, and three back ends agree (seed ${CONFIG.seed})`, () => {
     let sharing = 0;
     let procedures = 0;
