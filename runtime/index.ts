@@ -10,6 +10,7 @@ export { checkBundle, BUNDLE_FORMAT, type Bundle, type BundleRule, type BundleCa
 export type { Decision, DecisionEffect, TraceEntry, Outcome, Advisory, DecisionTransform, AppliedSideEffect, EventRecord } from './decision.js';
 export type { Occurrence, ToolCall } from './occurrence.js';
 export { HostInputError } from './host-input.js';
+export { decisionJsonText } from './decision-text.js';
 export { occurrenceFromJson, occurrenceToJson, decisionFromJson, decisionToJson, occurrencePathToJson, type OccurrenceJson, type DecisionJson } from './wire.js';
 export { MemoryCounterStore, counterName, type CounterStore, type CounterKey, type CounterOp, type CounterValues } from './counters.js';
 export { RESERVED_DETECTORS, type Detector, type DetectorInput } from './detectors.js';

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HostInputError, occurrencePathToJson, type DecisionJson, type Occurrence } from '../runtime/index.js';
+import { HostInputError, decisionJsonText, occurrencePathToJson, type Decision, type Occurrence } from '../runtime/index.js';
 import type { Metrics } from './metrics.js';
 import { Service } from './service.js';
 
@@ -195,7 +195,7 @@ function sessionHeader(req: IncomingMessage): string | undefined {
  * An occurrence the engine refuses (an unknown anchor, member or fact) is bad input, not a fault.
  * The decision comes back as the service makes it: at once in memory, a promise through `--redis`.
  */
-function decideChecked(o: RouteOptions, s: NonNullable<ReturnType<Service['take']>>, occ: Occurrence, raw: unknown, at: (string | number)[], extra?: Partial<Problem>): DecisionJson | Promise<DecisionJson> {
+function decideChecked(o: RouteOptions, s: NonNullable<ReturnType<Service['take']>>, occ: Occurrence, raw: unknown, at: (string | number)[], extra?: Partial<Problem>): Decision | Promise<Decision> {
   const refused = (e: unknown): never => {
     if (e instanceof HostInputError) throw invalidOccurrence(e, at, 'ts', extra);
     throw e;
@@ -219,7 +219,7 @@ async function decideOne(req: IncomingMessage, res: ServerResponse, o: RouteOpti
     throw e;
   }
   const d = decideChecked(o, s, occ, body, []);
-  sendJson(res, 200, d instanceof Promise ? await d : d);
+  send(res, 200, decisionJsonText(d instanceof Promise ? await d : d), 'application/json');
 }
 
 /**
@@ -240,12 +240,12 @@ async function decideBatch(req: IncomingMessage, res: ServerResponse, o: RouteOp
       throw e;
     }
   });
-  const out: DecisionJson[] = [];
+  let out = '[';
   for (let i = 0; i < occs.length; i++) {
     const d = decideChecked(o, s, occs[i] as Occurrence, body[i], [i], { decided: i });
-    out.push(d instanceof Promise ? await d : d);
+    out += `${i === 0 ? '' : ','}${decisionJsonText(d instanceof Promise ? await d : d)}`;
   }
-  sendJson(res, 200, out);
+  send(res, 200, `${out}]`, 'application/json');
 }
 
 function health(_req: IncomingMessage, res: ServerResponse, o: RouteOptions): void {

@@ -4,7 +4,7 @@
  * to the end, so a reload never changes the pack under a decision in flight, and never drops one.
  */
 import { randomBytes } from 'node:crypto';
-import { MemoryCounterStore, createEngine, decisionToJson, occurrenceFromJson, type AsyncCounterStore, type Bundle, type Decision, type DecisionJson, type Engine, type Occurrence } from '../runtime/index.js';
+import { MemoryCounterStore, createEngine, occurrenceFromJson, type AsyncCounterStore, type Bundle, type Decision, type Engine, type Occurrence } from '../runtime/index.js';
 import type { DecisionLog, MaskPath } from './decision-log.js';
 import { mask } from './decision-log.js';
 import type { Metrics } from './metrics.js';
@@ -122,16 +122,15 @@ export class Service {
    * Decide one occurrence on `serving`, recording metrics and the decision log: synchronously in
    * memory (no promise, no turn of the microtask queue per decision), a promise through the shared store.
    */
-  decide(serving: Serving, occ: Occurrence, raw: unknown): DecisionJson | Promise<DecisionJson> {
+  decide(serving: Serving, occ: Occurrence, raw: unknown): Decision | Promise<Decision> {
     const start = process.hrtime.bigint();
     if (this.opts.store) return serving.engine.decideAsync(occ).then((d) => this.record(serving, occ, raw, d, start));
     return this.record(serving, occ, raw, serving.engine.decide(occ), start);
   }
 
-  private record(serving: Serving, occ: Occurrence, raw: unknown, d: Decision, start: bigint): DecisionJson {
+  private record(serving: Serving, occ: Occurrence, raw: unknown, d: Decision, start: bigint): Decision {
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     this.opts.metrics.decided(occ.anchor, d, seconds);
-    const json = decisionToJson(d);
     this.opts.log?.write({
       id: randomBytes(8).toString('hex'),
       time: new Date().toISOString(),
@@ -144,6 +143,6 @@ export class Service {
       latency_ms: seconds * 1000,
       occurrence: this.opts.mask && this.opts.mask.length > 0 ? mask(raw, this.opts.mask) : raw,
     });
-    return json;
+    return d;
   }
 }
