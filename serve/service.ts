@@ -123,13 +123,13 @@ export class Service {
    * memory (no promise, no turn of the microtask queue per decision), a promise through the shared store.
    */
   decide(serving: Serving, occ: Occurrence, raw: unknown): Decision | Promise<Decision> {
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     if (this.opts.store) return serving.engine.decideAsync(occ).then((d) => this.record(serving, occ, raw, d, start));
     return this.record(serving, occ, raw, serving.engine.decide(occ), start);
   }
 
-  private record(serving: Serving, occ: Occurrence, raw: unknown, d: Decision, start: bigint): Decision {
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  private record(serving: Serving, occ: Occurrence, raw: unknown, d: Decision, start: number): Decision {
+    const seconds = (performance.now() - start) / 1000;
     this.opts.metrics.decided(occ.anchor, d, seconds);
     this.opts.log?.write({
       id: randomBytes(8).toString('hex'),
