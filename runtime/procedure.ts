@@ -45,14 +45,16 @@ export interface ProcedureRule {
  * The detector results of one occurrence, by rule: a detector is asked once ([OAR-FACT-11]), by
  * whichever path evaluates its rule first — the procedure, or the generic engine after a fallback.
  *
- * Each entry carries the occurrence it belongs to, and a new occurrence only moves that mark: no
+ * Each entry carries the occurrence it belongs to, and a new occurrence moves that mark and drops
+ * the values the last one recorded (what a detector saw may be a secret it matched): no
  * `Map.clear()` per occurrence, which allocates a fresh table and was a fifth of a decision's time
- * on a pack whose detectors run at every occurrence. An entry kept from an earlier occurrence is
- * never read, and is overwritten when its rule's detector runs again; there is one per detector rule.
+ * on a pack whose detectors run at every occurrence. There is one entry per detector rule.
  */
 export class Detections {
   private occurrence = 0;
-  private readonly byRule = new Map<BundleRule, { at: number; v: Readonly<Record<string, unknown>> | Raise }>();
+  private readonly byRule = new Map<BundleRule, { at: number; v: Readonly<Record<string, unknown>> | Raise | undefined }>();
+  /** The entries this occurrence recorded, to drop their values when the next one starts. */
+  private readonly recorded: { v: unknown }[] = [];
 
   get(r: BundleRule): Readonly<Record<string, unknown>> | Raise | undefined {
     const e = this.byRule.get(r);
@@ -60,17 +62,22 @@ export class Detections {
   }
 
   set(r: BundleRule, v: Readonly<Record<string, unknown>> | Raise): void {
-    const e = this.byRule.get(r);
-    if (e === undefined) this.byRule.set(r, { at: this.occurrence, v });
+    let e = this.byRule.get(r);
+    if (e === undefined) this.byRule.set(r, (e = { at: this.occurrence, v }));
     else {
       e.at = this.occurrence;
       e.v = v;
     }
+    this.recorded.push(e);
   }
 
   /** Start the next occurrence: every entry recorded so far is now from an earlier one. */
   clear(): void {
     this.occurrence++;
+    const rec = this.recorded;
+    if (rec.length === 0) return;
+    for (let i = 0; i < rec.length; i++) (rec[i] as { v: unknown }).v = undefined;
+    rec.length = 0;
   }
 }
 

@@ -109,6 +109,12 @@ function withJson(req: IncomingMessage, res: ServerResponse, o: RouteOptions, th
   req.on('error', (e) => {
     if (done) return;
     done = true;
+    // A client that went away mid-body (node reports "aborted", ECONNRESET) is not oarc's fault:
+    // nobody is left to answer, and logging a stack per hang-up would let any client fill the log.
+    if (req.destroyed || (e as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      res.destroy();
+      return;
+    }
     fail(o, res, e);
   });
 }

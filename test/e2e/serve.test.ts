@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -149,6 +150,27 @@ describe('deciding', () => {
     const r = await call(s.url, '/v1/decide');
     expectProblem(r, 405);
     expect(r.headers.get('allow')).toBe('POST');
+  });
+
+  it('takes a client hanging up mid-body as nothing to answer: no internal error logged, no 500 counted', async () => {
+    const port = Number(new URL(s.url).port);
+    const before = s.log();
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        new Promise<void>((resolve) => {
+          const c = connect(port, '127.0.0.1', () => {
+            c.write(`POST /v1/decide HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 150\r\n\r\n{"anchor":`);
+            setTimeout(() => c.destroy(), 30);
+          });
+          c.on('close', () => resolve());
+          c.on('error', () => resolve());
+        }),
+      ),
+    );
+    // The next request is answered, so the service has seen every hang-up by then.
+    expect((await call(s.url, '/v1/decide', { body: REPEAT })).status).toBe(200);
+    expect(s.log().slice(before.length)).not.toMatch(/internal error/);
+    expect((await call(s.url, '/metrics')).text).not.toMatch(/oarc_requests_rejected_total\{status="500"\}/);
   });
 
   it('describes the bundle it serves', async () => {
