@@ -124,8 +124,8 @@ async function main(): Promise<void> {
   let floor: Server | undefined;
   const rows: Row[] = [];
   try {
-    // Warm the service on every route (this also brings every call of the traffic to its steady
-    // state, the repeat block), then take the decision the floor answers from it.
+    // Warm the service on both routes measured (which also brings every call of the traffic to
+    // its steady state, the repeat block), then take the decision the floor answers from it.
     say(`warming oarc serve, ${quick ? 1 : 3} s a route`);
     for (const [path, , bodies] of [plan[1], plan[3]] as const) await load(oarc.url, path, 16, quick ? 1 : 3, bodies);
     const sample = await (await fetch(`${oarc.url}/v1/decide`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: singles[0] })).text();
