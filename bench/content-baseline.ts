@@ -21,7 +21,8 @@
  * - counters: one record per session with the four counts this pack keeps (three `fire_count`s and
  *   the breaker's `breaker_count`), read before the rules and written after them ([OAR-FIRE-6]),
  *   the changed ones reported under the rule's name ([OAR-CONF-33]);
- * - `content_length` by a native regex scan from one high surrogate to the next;
+ * - `content_length` by the runtime's own `cpLength` (a native regex scan from one high surrogate to
+ *   the next): the code any guard would call, as the gateway guard calls `toolArgsFingerprint`;
  * - copy as string concatenation; a score is rendered as OAR renders a double ([OAR-COPY-10]):
  *   it is rendered only when it passed a threshold of at least 0.85, where `String(x)` never uses
  *   exponent notation, so "append `.0` to an integral value" is the whole of it;
@@ -40,6 +41,7 @@
  * every occurrence of the stream, so the omissions cannot silently matter.
  */
 import type { Advisory, AppliedSideEffect, CounterValues, Decision, DecisionTransform, EventRecord, Occurrence, TraceEntry } from '../runtime/index.js';
+import { cpLength } from '../runtime/strings.js';
 import type { SkippedSpan } from '../runtime/transform.js';
 
 export interface ContentBaseline {
@@ -84,22 +86,6 @@ class Counts {
   breaker = 0; // TRIP_SECRET_BREAKER breaker_count
 }
 const NO_COUNTS = new Counts();
-
-/** Code points of `s`: a native scan for each high surrogate, and a look at the unit after it. */
-const HIGH = /[\uD800-\uDBFF]/g;
-function cpCount(s: string): number {
-  HIGH.lastIndex = 0;
-  let n = s.length;
-  while (HIGH.test(s)) {
-    const i = HIGH.lastIndex;
-    const d = s.charCodeAt(i); // NaN past the end
-    if (d >= 0xdc00 && d <= 0xdfff) {
-      n--;
-      HIGH.lastIndex = i + 1;
-    }
-  }
-  return n;
-}
 
 /** A score that passed a threshold ≥ 0.85, as OAR renders a double ([OAR-COPY-10]). */
 const score = (x: number) => (Number.isInteger(x) ? `${x}.0` : `${x}`);
@@ -263,7 +249,7 @@ export function createContentBaseline(): ContentBaseline {
     const session = occ.session ?? '';
     const s0 = sessions.get(session);
     const s = s0 ?? NO_COUNTS;
-    const len = content === undefined ? 0 : cpCount(content);
+    const len = content === undefined ? 0 : cpLength(content);
     // Surrogate pairs make code-point offsets differ from UTF-16 ones.
     const astral = content !== undefined && len !== content.length;
     const applied: TraceEntry[] = [];
@@ -372,7 +358,7 @@ export function createContentBaseline(): ContentBaseline {
     const det = (occ.detectorFacts ?? {}) as Record<string, unknown>;
     const session = occ.session ?? '';
     const s0 = sessions.get(session);
-    const len = content === undefined ? 0 : cpCount(content);
+    const len = content === undefined ? 0 : cpLength(content);
     // Surrogate pairs make code-point offsets differ from UTF-16 ones.
     const astral = content !== undefined && len !== content.length;
     const applied: TraceEntry[] = [];
@@ -465,7 +451,7 @@ export function createContentBaseline(): ContentBaseline {
       case 'mail.read': sel = MASK | BLOCK | NUDGE; break;
       default: sel = 0;
     }
-    const len = content === undefined ? 0 : cpCount(content);
+    const len = content === undefined ? 0 : cpLength(content);
     // Surrogate pairs make code-point offsets differ from UTF-16 ones.
     const astral = content !== undefined && len !== content.length;
     const applied: TraceEntry[] = [];
