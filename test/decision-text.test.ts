@@ -1,6 +1,8 @@
 /**
  * `decisionJsonText(d)` is `JSON.stringify(decisionToJson(d))`, byte for byte — the one JSON form
- * of a decision ([OAR-CONF-31]) that `oarc serve` writes per request. Two sources of decisions:
+ * of a decision, which `oarc serve` writes per request: the effect and the rule that made it
+ * ([OAR-EVAL-8]), the advisories ([OAR-EVAL-20]), the trace ([OAR-OPS-9]), the skipped spans
+ * ([OAR-OPS-23]) and the changed counters by name ([OAR-CONF-33]). Two sources of decisions:
  * arbitrary ones over the Decision type (hostile strings: quotes, backslashes, controls, lone
  * surrogates; integer-like and `__proto__` record keys; non-finite counter values; every optional
  * member), and every decision the engine makes on the whole-pack generator's packs.
@@ -50,7 +52,7 @@ const decisionArb: fc.Arbitrary<Decision> = fc.record(
   { requiredKeys: ['decision', 'code', 'rule', 'copy', 'advisories', 'transforms', 'skippedTransforms', 'applied', 'onFire', 'events', 'counters'] },
 ) as fc.Arbitrary<Decision>;
 
-describe('decisionJsonText [OAR-CONF-31]', () => {
+describe('decisionJsonText [OAR-EVAL-8] [OAR-EVAL-20] [OAR-OPS-9] [OAR-OPS-23] [OAR-CONF-33]', () => {
   it('writes what JSON.stringify(decisionToJson(d)) writes, for arbitrary decisions', () => {
     fc.assert(
       fc.property(decisionArb, (d) => {
