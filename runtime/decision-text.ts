@@ -15,13 +15,37 @@
 import type { Advisory, AppliedSideEffect, Decision, DecisionTransform, EventRecord, TraceEntry } from './decision.js';
 import type { CounterValues } from './counters.js';
 import type { SkippedSpan } from './transform.js';
+import { internalized } from './strings.js';
 
 /** A string that `JSON.stringify` writes as itself between quotes: no quote, backslash, control or surrogate. */
 const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 const str = (s: string): string => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
 
-const strOrNull = (s: string | null): string => (s === null ? 'null' : str(s));
+/**
+ * The quoted form of a name the bundle or the engine supplies — a rule id, a code, an outcome, an
+ * action, an effect, an anchor — kept once written, flat: a decision names the same few dozen
+ * again and again, and looking one up costs less than checking and quoting it (the text of a
+ * decision took half the time with this). Only for those names: a string that can carry host
+ * data (copy, content, a message, a counter's scope) is quoted afresh each time, so nothing the
+ * host sent outlives its decision here. Bounded all the same: a pack's names are finite, but an
+ * engine may be created for pack after pack in one process.
+ */
+const NAMES_MAX = 1 << 14;
+const NAME_MAX_LENGTH = 256;
+const names = new Map<string, string>();
+
+function name(s: string): string {
+  if (s.length > NAME_MAX_LENGTH) return str(s);
+  let q = names.get(s);
+  if (q === undefined) {
+    if (names.size >= NAMES_MAX) names.clear();
+    names.set(s, (q = internalized(str(s))));
+  }
+  return q;
+}
+
+const nameOrNull = (s: string | null): string => (s === null ? 'null' : name(s));
 
 /** As `JSON.stringify` writes a number: non-finite ones as `null`. */
 const num = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
@@ -32,7 +56,7 @@ function record(r: Readonly<Record<string, string>>): string {
   for (const k of Object.keys(r)) {
     const v = r[k];
     if (v === undefined) continue;
-    out += `${out.length === 1 ? '' : ','}${str(k)}:${str(v)}`;
+    out += `${out.length === 1 ? '' : ','}${name(k)}:${str(v)}`;
   }
   return `${out}}`;
 }
@@ -44,21 +68,21 @@ function list<T>(xs: readonly T[], write: (x: T) => string): string {
   return `${out}]`;
 }
 
-const advisory = (a: Advisory) => `{"code":${str(a.code)},"rule":${str(a.rule)},"copy":${record(a.copy)}}`;
+const advisory = (a: Advisory) => `{"code":${name(a.code)},"rule":${name(a.rule)},"copy":${record(a.copy)}}`;
 
-const transform = (t: DecisionTransform) => `{"rule":${str(t.rule)},"action":${str(t.action)},"target":${str(t.target)},"replacement":${str(t.replacement)}}`;
+const transform = (t: DecisionTransform) => `{"rule":${name(t.rule)},"action":${name(t.action)},"target":${name(t.target)},"replacement":${str(t.replacement)}}`;
 
-const skipped = (s: SkippedSpan) => `{"rule":${str(s.rule)},"start":${num(s.start)},"end":${num(s.end)},"reason":${str(s.reason)}}`;
+const skipped = (s: SkippedSpan) => `{"rule":${name(s.rule)},"start":${num(s.start)},"end":${num(s.end)},"reason":${name(s.reason)}}`;
 
 function trace(t: TraceEntry): string {
-  const head = `{"rule":${str(t.rule)},"outcome":${str(t.outcome)}`;
+  const head = `{"rule":${name(t.rule)},"outcome":${name(t.outcome)}`;
   const e = t.error;
-  return e === undefined ? `${head}}` : `${head},"error":{"code":${str(e.code)},"clause":${str(e.clause)},"message":${str(e.message)}}}`;
+  return e === undefined ? `${head}}` : `${head},"error":{"code":${name(e.code)},"clause":${name(e.clause)},"message":${str(e.message)}}}`;
 }
 
-const sideEffect = (s: AppliedSideEffect) => `{"rule":${str(s.rule)},"action":${str(s.action)}}`;
+const sideEffect = (s: AppliedSideEffect) => `{"rule":${name(s.rule)},"action":${name(s.action)}}`;
 
-const event = (e: EventRecord) => `{"rule":${str(e.rule)},"anchor":${str(e.anchor)},"effect":${str(e.effect)}}`;
+const event = (e: EventRecord) => `{"rule":${name(e.rule)},"anchor":${name(e.anchor)},"effect":${name(e.effect)}}`;
 
 function counters(c: Readonly<Record<string, CounterValues>>): string {
   let out = '{';
@@ -72,7 +96,7 @@ function counters(c: Readonly<Record<string, CounterValues>>): string {
 /** `JSON.stringify(decisionToJson(d))`, written directly. */
 export function decisionJsonText(d: Decision): string {
   return (
-    `{"decision":${str(d.decision)},"code":${strOrNull(d.code)},"rule":${strOrNull(d.rule)},"copy":${d.copy === null ? 'null' : record(d.copy)}` +
+    `{"decision":${name(d.decision)},"code":${nameOrNull(d.code)},"rule":${nameOrNull(d.rule)},"copy":${d.copy === null ? 'null' : record(d.copy)}` +
     `,"advisories":${list(d.advisories, advisory)},"transforms":${list(d.transforms, transform)}` +
     (d.content !== undefined ? `,"content":${str(d.content)}` : '') +
     `,"skipped_transforms":${list(d.skippedTransforms, skipped)},"applied":${list(d.applied, trace)}` +

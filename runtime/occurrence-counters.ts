@@ -6,6 +6,7 @@
  */
 import { counterKeyString, counterName, ZERO_COUNTERS as ZERO, type CounterAction, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
 import type { CounterContext } from './occurrence.js';
+import { internalized } from './strings.js';
 
 /** A counter key with what the engine derives from it once. */
 export interface CounterCell {
@@ -30,18 +31,6 @@ function newCell(rule: string, session: string, scope: string | undefined): Coun
   const key: CounterKey = scope === undefined ? { rule, session } : { rule, session, scope };
   Object.defineProperty(key, 'id', { value: internalized(counterKeyString(key)) });
   return { key, name: internalized(counterName(key)), batches: new Map() };
-}
-
-/**
- * `s` as V8's one flat, internalized copy. A string built by concatenation is a rope: as a Map key
- * every lookup walks it (measured: ~28 ns a lookup against ~9 ns for a flat key), and as a property
- * name (a decision's `counters`) it is internalized again at every decision. A cell's strings are
- * built once and used at every occurrence, so they are made flat here; a property key is the
- * cheapest way JavaScript offers to get the internalized string.
- */
-function internalized(s: string): string {
-  for (const k in { [s]: 0 }) return k;
-  return s;
 }
 
 /** A session's cells: rule → its cell (unscoped rule) or scope value → cell (scoped rule). */

@@ -72,3 +72,16 @@ export function cpContains(s: string, sub: string): boolean {
   }
   return false;
 }
+
+/**
+ * `s` as V8's one flat, internalized copy. A string built by concatenation is a rope: as a Map key
+ * every lookup walks it (measured: ~28 ns a lookup against ~9 ns for a flat key), as a property
+ * name it is internalized again at every use, and as a piece of a longer text it is one more node
+ * to walk when that text is flattened. For strings built once and used at every occurrence (a
+ * counter's key and name, a quoted rule id); a property key is the cheapest way JavaScript offers
+ * to get the internalized string.
+ */
+export function internalized(s: string): string {
+  for (const k in { [s]: 0 }) return k;
+  return s;
+}

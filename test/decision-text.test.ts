@@ -69,6 +69,17 @@ describe('decisionJsonText [OAR-EVAL-8] [OAR-EVAL-20] [OAR-OPS-9] [OAR-OPS-23] [
     expect(JSON.parse(t)).toEqual(decisionToJson(d));
   });
 
+  it('writes a name the same from its kept quoting, past the number of names kept and past their length', () => {
+    // 20,000 rule ids (some needing escapes) fill the kept quotings beyond their bound; a
+    // 300-character rule id is longer than a kept name may be. Written twice: the second time
+    // from what the first kept.
+    const applied = Array.from({ length: 20_000 }, (_, i) => ({ rule: i % 2 === 0 ? `acme/R${i}` : `acme/"R\\${i}\u0001`, outcome: OUTCOMES[i % OUTCOMES.length] as Outcome }));
+    const d: Decision = { decision: 'warn', code: 'W', rule: `acme/${'W'.repeat(300)}`, copy: { what: 'w' }, advisories: [], transforms: [], skippedTransforms: [], applied, onFire: [], events: [], counters: {} };
+    const want = JSON.stringify(decisionToJson(d));
+    expect(decisionJsonText(d)).toBe(want);
+    expect(decisionJsonText(d)).toBe(want);
+  });
+
   it('writes every decision the engine makes on generated packs as JSON.stringify does', () => {
     let decisions = 0;
     fc.assert(
