@@ -1,10 +1,10 @@
 /**
  * A decision's JSON text ([OAR-EVAL-8], [OAR-EVAL-20], [OAR-OPS-9], [OAR-OPS-23], [OAR-CONF-33]
  * name its members), written member by member: the same bytes as
- * `JSON.stringify(decisionToJson(d))`, about 2.5 times faster. A service writes one per request,
- * and V8's general stringifier spends most of its time finding out what it is looking at (each
- * object's keys, each value's type) — here the Decision's shape is known, so only its strings are
- * looked at, to see whether they need escaping.
+ * `JSON.stringify(decisionToJson(d))`, about 3 times faster on the gateway pack's decisions. A
+ * service writes one per request, and V8's general stringifier spends most of its time finding out
+ * what it is looking at (each object's keys, each value's type) — here the Decision's shape is
+ * known, so only its strings are looked at, to see whether they need escaping.
  *
  * The members are written in the order `decisionToJson` and the engine create them (which is the
  * order `JSON.stringify` would take); records whose keys are data (`copy`, `counters`) are written
