@@ -26,10 +26,12 @@ const str = (s: string): string => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s)
  * The quoted form of a name the bundle or the engine supplies — a rule id, a code, an outcome, an
  * action, an effect, an anchor — kept once written, flat: a decision names the same few dozen
  * again and again, and looking one up costs less than checking and quoting it (the text of a
- * decision took half the time with this). Only for those names: a string that can carry host
- * data (copy, content, a message, a counter's scope) is quoted afresh each time, so nothing the
- * host sent outlives its decision here. Bounded all the same: a pack's names are finite, but an
- * engine may be created for pack after pack in one process.
+ * decision took half the time with this). Only for those names (and copy's keys, which the
+ * bundle's copy templates name): a string that can carry host data in the engine's decisions
+ * (copy's values, content, a message, a counter's scope) is quoted afresh each time, so nothing
+ * a host's occurrence carried outlives its decision here. Bounded all the same, in number and in
+ * length: a pack's names are finite, but one process may load pack after pack, and a Decision
+ * read from elsewhere (`decisionFromJson`) may name anything.
  */
 const NAMES_MAX = 1 << 14;
 const NAME_MAX_LENGTH = 256;
