@@ -110,11 +110,12 @@ export class OccurrenceCheck {
         case 'toolCall':
           checkToolCall(value);
           break;
-        case 'recentActivity':
-          if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) {
-            throw new HostInputError([key], `decide: recentActivity must be a list of tool names, got ${kindOf(value)}`);
-          }
+        case 'recentActivity': {
+          if (!Array.isArray(value)) throw new HostInputError([key], `decide: recentActivity must be a list of tool names, got ${kindOf(value)}`);
+          const i = value.findIndex((s) => typeof s !== 'string');
+          if (i >= 0) throw new HostInputError([key, i], `decide: recentActivity[${i}] must be a tool name (a string), got ${kindOf(value[i])}`);
           break;
+        }
         default:
           throw new HostInputError([key], `decide: unknown occurrence member \`${key}\`${this.memberHint(key)}`);
       }

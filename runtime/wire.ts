@@ -84,7 +84,8 @@ export function occurrenceFromJson(value: unknown): Occurrence {
   }
   const v = value as Record<string, unknown>;
   if (typeof v.anchor !== 'string' || v.anchor === '') {
-    return fail(v.anchor === undefined ? [] : ['anchor'], 'the occurrence needs an anchor: the host-local anchor identifier, a non-empty string');
+    // A missing member is pointed at where it belongs, as the engine's own check does.
+    return fail(['anchor'], `the occurrence needs an anchor: the host-local anchor identifier, a non-empty string${v.anchor === undefined ? '' : `, got ${v.anchor === '' ? 'the empty string' : kindOf(v.anchor)}`}`);
   }
   const occ: Occurrence = { anchor: v.anchor };
   if (v.session_id !== undefined) {
@@ -106,7 +107,9 @@ export function occurrenceFromJson(value: unknown): Occurrence {
   if (v.tool_call !== undefined) occ.toolCall = toolCallFromJson(v.tool_call);
   if (v.recent_activity !== undefined) {
     const a = v.recent_activity;
-    if (!Array.isArray(a) || !a.every((s) => typeof s === 'string')) fail(['recent_activity'], `recent_activity must be a list of tool names, got ${kindOf(a)}`);
+    if (!Array.isArray(a)) fail(['recent_activity'], `recent_activity must be a list of tool names, got ${kindOf(a)}`);
+    const i = (a as unknown[]).findIndex((s) => typeof s !== 'string');
+    if (i >= 0) fail(['recent_activity', i], `recent_activity[${i}] must be a tool name (a string), got ${kindOf((a as unknown[])[i])}`);
     occ.recentActivity = a as string[];
   }
   return occ;
@@ -117,7 +120,9 @@ function toolCallFromJson(t: unknown): NonNullable<Occurrence['toolCall']> {
   for (const key of Object.keys(t)) {
     if (key !== 'name' && key !== 'arguments') throw new HostInputError(['tool_call', key], `unknown tool_call member \`${key}\`${didYouMean(key, ['name', 'arguments'])}`);
   }
-  if (typeof t.name !== 'string' || t.name === '') throw new HostInputError(['tool_call', ...(t.name === undefined ? [] : ['name'])], 'tool_call.name must be a non-empty string');
+  if (typeof t.name !== 'string' || t.name === '') {
+    throw new HostInputError(['tool_call', 'name'], `tool_call.name must be a non-empty string${t.name === undefined ? '' : `, got ${t.name === '' ? 'the empty string' : kindOf(t.name)}`}`);
+  }
   if (t.arguments === undefined) return { name: t.name };
   if (!isObject(t.arguments)) throw new HostInputError(['tool_call', 'arguments'], `tool_call.arguments must be a JSON object, got ${kindOf(t.arguments)}`);
   return { name: t.name, arguments: t.arguments };

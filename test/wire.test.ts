@@ -86,6 +86,13 @@ describe('occurrences', () => {
     expect(fails({ anchor: 'a', session_id: 1 }).path).toEqual(['session_id']);
     expect(fails({ anchor: 'a', facts: [] }).path).toEqual(['facts']);
     expect(fails({ content: 'x' }).message).toContain('needs an anchor');
+    // A missing member is pointed at where it belongs; an element of a list, at the element.
+    expect(fails({ content: 'x' }).path).toEqual(['anchor']);
+    expect(fails({ anchor: 7 }).message).toContain('got a number');
+    expect(fails({ anchor: 'a', tool_call: {} }).path).toEqual(['tool_call', 'name']);
+    expect(fails({ anchor: 'a', recent_activity: ['read', 1] }).path).toEqual(['recent_activity', 1]);
+    expect(fails({ anchor: 'a', recent_activity: ['read', 1] }).message).toContain('recent_activity[1] must be a tool name (a string), got a number');
+    expect(fails({ anchor: 'a', recent_activity: ['read', , 'x'] }).path).toEqual(['recent_activity', 1]);
     expect(fails([FULL]).message).toContain('got an array');
   });
 

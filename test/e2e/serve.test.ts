@@ -101,12 +101,13 @@ describe('deciding', () => {
     const cases: [unknown, string, RegExp][] = [
       ['{"anchor": ', '', /not valid JSON/],
       [[1], '', /must be a JSON object/],
-      [{ tool_call: { name: 'bash' } }, '', /needs an anchor/],
+      [{ tool_call: { name: 'bash' } }, '/anchor', /needs an anchor/],
       [{ anchor: 'tool.pre_invoke', toolCall: { name: 'bash' } }, '/toolCall', /write `tool_call`/],
       [{ anchor: 'tool.pre_invoke', tool_call: { nam: 'bash' } }, '/tool_call/nam', /did you mean `name`/],
       [{ anchor: 'tool.pre_invoke', tool_call: { name: 'bash', arguments: 'ls' } }, '/tool_call/arguments', /must be a JSON object/],
       [{ anchor: 'tool.pre_invoke', session_id: 7 }, '/session_id', /must be a string/],
       [{ anchor: 'tool.pre_invoke', recent_activity: 'read' }, '/recent_activity', /list of tool names/],
+      [{ anchor: 'tool.pre_invoke', recent_activity: ['read', 1] }, '/recent_activity/1', /recent_activity\[1\] must be a tool name \(a string\), got a number/],
       // The engine's own checks against the bundle: an unknown anchor is a 400, not a `none`.
       [{ anchor: 'tool.pre_invok' }, '/anchor', /unknown anchor `tool.pre_invok`/],
       [{ anchor: 'tool.pre_invoke', facts: { no_such_fact: 1 } }, '/facts/no_such_fact', /no_such_fact/],

@@ -98,6 +98,7 @@ describe('a host mistake in the occurrence is a typed error, never a decision', 
     ['toolCall.args', { anchor: 'tool.pre_invoke', toolCall: { name: 'bash', args: {} } }, ['toolCall', 'args'], 'unknown toolCall member `args`; a tool call is { name, arguments }'],
     ['toolCall.arguments: a list', { anchor: 'tool.pre_invoke', toolCall: { name: 'bash', arguments: ['rm'] } }, ['toolCall', 'arguments'], 'toolCall.arguments must be an object'],
     ['recentActivity: 5', { anchor: 'tool.pre_invoke', recentActivity: 5 }, ['recentActivity'], 'recentActivity must be a list of tool names'],
+    ['recentActivity: [read, 5]', { anchor: 'tool.pre_invoke', recentActivity: ['read', 5] }, ['recentActivity', 1], 'recentActivity[1] must be a tool name (a string), got a number'],
     ['session: 7', { anchor: 'tool.pre_invoke', session: 7 }, ['session'], 'session must be a string'],
   ])('a member of the wrong shape (%s) is named', (_what, occ, path, text) => {
     const e = thrown(occ);
