@@ -230,12 +230,32 @@ class CanonicalWriter {
     }
   }
 
-  /** `"`, `\` and U+0000–U+001F escaped (the last only as lowercase `\u00xx`); the rest as UTF-8. */
+  /**
+   * `"`, `\` and U+0000–U+001F escaped (the last only as lowercase `\u00xx`); the rest as UTF-8.
+   * Printable ASCII — nearly every argument — is copied in one pass; the first other unit hands
+   * the rest of the string to `stringFrom`.
+   */
   private string(s: string): void {
-    this.reserve(3 * s.length + 2); // 3 bytes per UTF-16 unit at most, escapes aside, and the quotes
+    const n = s.length;
+    this.reserve(3 * n + 2); // 3 bytes per UTF-16 unit at most, escapes aside, and the quotes
+    const b = this.bytes;
+    let o = this.len;
+    b[o++] = 0x22; // "
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80 || c < 0x20 || c === 0x22 || c === 0x5c) break;
+      b[o++] = c;
+    }
+    this.len = o;
+    if (i < n) this.stringFrom(s, i);
     this.byte(0x22);
-    let from = 0;
-    for (let i = 0; i < s.length; i++) {
+  }
+
+  /** The units of `s` from `start` on, escaped and encoded as `string` says (no quotes). */
+  private stringFrom(s: string, start: number): void {
+    let from = start;
+    for (let i = start; i < s.length; i++) {
       const c = s.charCodeAt(i);
       if (c >= 0x20 && c !== 0x22 && c !== 0x5c) continue;
       this.len = utf8EncodeInto(s, from, i, this.bytes, this.len); // cut at ASCII: never inside a pair
@@ -244,7 +264,6 @@ class CanonicalWriter {
       from = i + 1;
     }
     this.len = utf8EncodeInto(s, from, s.length, this.bytes, this.len);
-    this.byte(0x22);
   }
 
   private escape(c: number): void {
