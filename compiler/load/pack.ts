@@ -14,6 +14,7 @@ import { checkRuleSet } from './ruleset.js';
 import { lintRules } from './lint.js';
 import { validateConfigDocument, validateRuleDocument } from './schema.js';
 import type { SourceDoc } from './source.js';
+import { pushAll } from '../arrays.js';
 
 export interface PackInput {
   capability: SourceDoc;
@@ -58,7 +59,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function loadPack(input: PackInput): PackResult {
   const diagnostics: Diagnostic[] = [];
   const cap = loadCapability(input.capability.value, locator(input.capability), input.capabilityOptions);
-  diagnostics.push(...cap.diagnostics);
+  pushAll(diagnostics, cap.diagnostics);
   if (!cap.capability || !cap.symbols) return { ok: false, diagnostics };
   const capability = cap.capability;
   const symbols = cap.symbols;
@@ -77,7 +78,7 @@ export function loadPack(input: PackInput): PackResult {
     const doc = source.value as unknown as RuleDocument;
     const named = typeof doc.id === 'string' && (doc.namespace === undefined || typeof doc.namespace === 'string');
     const found = about(named ? qualifiedId(doc.id, doc.namespace) : undefined, validateRuleDocument(source));
-    diagnostics.push(...found);
+    pushAll(diagnostics, found);
     // [OAR-CONF-2] `oar` is checked before any other processing: a document whose version is
     // rejected is not read further, so its `id` takes no part in identity ([OAR-DOC-9]).
     const versionRejected = found.some((d) => d.severity === 'error' && d.token === 'oar' && (d.path?.length ?? 0) <= 1);
@@ -100,26 +101,26 @@ export function loadPack(input: PackInput): PackResult {
   for (const { doc, source } of valid) {
     const locate = locator(source);
     const r = checkRule(doc, capability, symbols, locate);
-    diagnostics.push(...about(qualifiedId(doc.id, doc.namespace), r.diagnostics));
+    pushAll(diagnostics, about(qualifiedId(doc.id, doc.namespace), r.diagnostics));
     if (r.draft) drafts.push({ draft: r.draft, locate });
   }
   const set = checkRuleSet(drafts, new Set(seen.keys()));
-  diagnostics.push(...set.diagnostics);
+  pushAll(diagnostics, set.diagnostics);
 
   const configs: { doc: ConfigDocument; locate: Locator }[] = [];
   for (const source of input.configs ?? []) {
     const found = validateConfigDocument(source.value, locator(source));
-    diagnostics.push(...found);
+    pushAll(diagnostics, found);
     if (!hasErrors(found)) configs.push({ doc: source.value as ConfigDocument, locate: locator(source) });
   }
   // Configurations are checked even when a rule failed, so their errors are reported in the same
   // pass (DESIGN "Errors"); `seen` keeps a rule that failed its own checks from also being
   // reported as not loaded ([OAR-CFG-4]).
   const applied = applyConfigs(configs, set.rules, new Set(seen.keys()));
-  diagnostics.push(...applied.diagnostics);
+  pushAll(diagnostics, applied.diagnostics);
   if (hasErrors(diagnostics)) return { ok: false, diagnostics };
   // Likely mistakes that are valid OAR, only for a pack that loads: warnings never hide an error.
-  diagnostics.push(...lintRules(set.rules, new Map(drafts.map((d) => [d.draft.qid, d.locate])), applied.enforcement));
+  pushAll(diagnostics, lintRules(set.rules, new Map(drafts.map((d) => [d.draft.qid, d.locate])), applied.enforcement));
   return {
     ok: true,
     pack: { capability, symbols: symbols.symbols, rules: set.rules, enforcement: applied.enforcement, diagnostics },

@@ -12,6 +12,7 @@ import { closest, meantHint } from '../../runtime/suggest.js';
 import { KIND_RANK, type CheckedRule, type OnError } from './model.js';
 import { locateToken, resolveRuleRef, type Locator, type RuleDraft } from './rule.js';
 import type { TExpr } from '../expr/typed.js';
+import { pushAll } from '../arrays.js';
 
 export function byEvaluationOrder(a: { kind: CheckedRule['kind']; qid: string }, b: { kind: CheckedRule['kind']; qid: string }): number {
   return KIND_RANK[a.kind] - KIND_RANK[b.kind] || cpCompare(a.qid, b.qid);
@@ -112,7 +113,7 @@ export function checkRuleSet(
     });
   }
 
-  diagnostics.push(...overrideCycles(rules, drafts));
+  pushAll(diagnostics, overrideCycles(rules, drafts));
   rules.sort(byEvaluationOrder);
   return { rules, diagnostics };
 }

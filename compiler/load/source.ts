@@ -36,6 +36,7 @@ import {
 import { error, warning, type Diagnostic, type SourceLocation } from '../diagnostics.js';
 import { alignScalar, codePointsToUnits, spanOf, type ScalarStyle } from './scalar-map.js';
 import { JsonError, locateJson, parseJson, type JsonParsed, type JsonPos } from './json.js';
+import { pushAll } from '../arrays.js';
 
 export type DocPath = (string | number)[];
 
@@ -165,8 +166,8 @@ export function readSources(paths: readonly string[], opts: ParseOptions = {}): 
       const text = readText(file, maxBytes, diagnostics);
       if (text === undefined) continue;
       const r = parseSource(text, file, opts);
-      docs.push(...r.docs);
-      diagnostics.push(...r.diagnostics);
+      pushAll(docs, r.docs);
+      pushAll(diagnostics, r.diagnostics);
     }
   }
   return { docs, diagnostics, files };
