@@ -3,6 +3,7 @@
  * exit status. User errors print one line naming the problem — never a stack trace; anything else
  * is a defect in oarc, reported briefly with exit status 70 (set OARC_DEBUG=1 for the stack).
  */
+import { inspect } from 'node:util';
 import { COMPILER_VERSION } from '../compiler/version.js';
 import { wantsHelp } from './args.js';
 import { EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, ExitError, InputError, UsageError, oneLine } from './errors.js';
@@ -98,7 +99,9 @@ function report(e: unknown, io: Io): number {
     return EXIT_INPUT;
   }
   io.err(`oarc: internal error: ${oneLine(e)}\n`);
-  if ((io.env.OARC_DEBUG ?? '') !== '' && e instanceof Error && e.stack) io.err(`${e.stack}\n`);
-  else io.err('This is a bug in oarc; run again with OARC_DEBUG=1 for details, and report it.\n');
+  if ((io.env.OARC_DEBUG ?? '') === '') io.err('This is a bug in oarc; run again with OARC_DEBUG=1 for details, and report it.\n');
+  else if (e instanceof Error && e.stack) io.err(`${e.stack}\n`);
+  // A thrown value that is not an Error (an engine raise escaping) has no stack: show what it is.
+  else io.err(`the thrown value is not an Error and carries no stack: ${inspect(e, { depth: 3 })}\n`);
   return EXIT_INTERNAL;
 }

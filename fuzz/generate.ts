@@ -11,6 +11,7 @@
  * one the host-input layer rejects (an undeclared fact name): every back end must refuse it alike.
  */
 import { toolArgsFingerprint } from '../runtime/fingerprint.js';
+import { isRaise } from '../runtime/raise.js';
 import type { OccurrenceJson } from '../runtime/wire.js';
 import type { FactType } from '../runtime/types.js';
 import type { AnchorModel, FuzzModel, SuppliedSymbol } from './model.js';
@@ -127,7 +128,13 @@ class Generator {
     const near = this.m.near.get(sym.name) ?? [];
     if (sym.type === 'list<map>' && this.m.spanTargets.has(sym.name)) return this.spans(occ.content);
     if (sym.name === 'tool_args_fingerprint' && occ.tool_call !== undefined && this.rng.chance(0.8)) {
-      return toolArgsFingerprint(occ.tool_call.name, occ.tool_call.arguments ?? {});
+      // Arguments with no canonical form (an integer beyond binary64's exact range, which this
+      // generator writes on purpose) have no fingerprint to supply: the fact gets a typed value.
+      try {
+        return toolArgsFingerprint(occ.tool_call.name, occ.tool_call.arguments ?? {});
+      } catch (e) {
+        if (!isRaise(e)) throw e;
+      }
     }
     return this.typed(sym.type, near, 2);
   }

@@ -671,6 +671,8 @@ describe('oarc fmt', () => {
     expect(r.stderr).toContain('cannot format');
     expectFailure(oarc(['fmt', '--check', '--write', f]), 2, 'oarc fmt: give --check or --write, not both');
     expectFailure(oarc(['fmt', GW]), 2, 'oarc fmt: without --check or --write, give exactly one file');
+    // One path that is not there is that, not a usage error.
+    expectFailure(oarc(['fmt', 'no-such-file.yaml']), 1, 'oarc fmt: cannot read no-such-file.yaml: no such file or directory');
   });
 });
 

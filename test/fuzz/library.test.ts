@@ -15,6 +15,7 @@ import { buildModel } from '../../fuzz/model.js';
 import { Prng, parseSeed } from '../../fuzz/prng.js';
 import { shrinkCase } from '../../fuzz/shrink.js';
 import { ROOT } from '../support/build.js';
+import { toolArgsFingerprint } from '../../runtime/fingerprint.js';
 
 const PACK = join(ROOT, 'test/fuzz/fixtures/pack');
 
@@ -58,6 +59,28 @@ describe('the model and the generator', () => {
     expect(model.ints).toContain(100n);
     expect(model.near.get('acme.tier')).toContain('gold');
     expect([...model.spanTargets]).toEqual(['secret_matches']);
+  });
+
+  it('generates cases whose tool arguments have no fingerprint (an integer beyond binary64) without failing', () => {
+    // The gateway pack supplies tool_args_fingerprint as a fact; the generator writes edge
+    // integers into arguments on purpose, and a fingerprint of those is a provider failure
+    // ([OAR-FACT-28], [OAR-OPS-3]) — not a reason for the generator to throw mid-run.
+    const gw = loadPackFiles({ capability: join(ROOT, 'examples/gateway/capability.yaml'), rules: [join(ROOT, 'examples/gateway/rules.yaml')] });
+    if (!gw.ok) throw new Error('the gateway pack does not load');
+    const gwModel = buildModel(compileToBundle(gw.pack), gw.pack);
+    const r = new Prng(1);
+    let unfingerprinted = 0;
+    for (let k = 0; k < 40_000 && unfingerprinted < 3; k++) {
+      for (const o of generateCase(gwModel, r.fork()).occurrences) {
+        if (o.tool_call === undefined || o.facts?.tool_args_fingerprint === undefined) continue;
+        try {
+          toolArgsFingerprint(o.tool_call.name, o.tool_call.arguments ?? {});
+        } catch {
+          unfingerprinted++;
+        }
+      }
+    }
+    expect(unfingerprinted).toBeGreaterThan(0);
   });
 
   it('generates the same cases for a seed, each one JSON that reads back unchanged', () => {
