@@ -38,7 +38,7 @@ export function renderTable(report: ConformanceReport): string {
       `activity window up to ${cap.activity_window_max}; expression nodes up to ${cap.expression_nodes_max}`,
   );
   lines.push('');
-  const idWidth = Math.min(48, Math.max(2, ...report.cases.map((c) => c.id.length)));
+  const idWidth = Math.min(48, report.cases.reduce((w, c) => Math.max(w, c.id.length), 2));
   lines.push(`${'VERDICT'.padEnd(8)} ${'ID'.padEnd(idWidth)} FILE`);
   for (const c of report.cases) {
     lines.push(`${c.verdict.padEnd(8)} ${c.id.padEnd(idWidth)} ${c.file}`);
@@ -46,7 +46,7 @@ export function renderTable(report: ConformanceReport): string {
   }
   lines.push('');
   const c = report.counts;
-  lines.push(`${report.total} fixture${report.total === 1 ? '' : 's'}: ${c.passed} passed, ${c.failed} failed, ${c.errored} errored (could not be run), ${c.skipped} skipped (not adoptable)`);
+  lines.push(`${report.total} fixture${report.total === 1 ? '' : 's'}: ${c.passed} passed, ${c.failed} failed, ${c.errored} errored (could not be run${c.errored > 0 ? '; counted as failed below' : ''}), ${c.skipped} skipped (not adoptable)`);
   lines.push(summaryLine(report));
   return `${lines.join('\n')}\n`;
 }
