@@ -56,6 +56,23 @@ function about(qid: string | undefined, ds: readonly Diagnostic[]): Diagnostic[]
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The members of a rule document `checkRule` reads: an error in any of them keeps it unchecked. */
+const CHECKED_MEMBERS: ReadonlySet<string> = new Set(['id', 'namespace', 'anchor', 'selector', 'requires', 'counter_scope', 'effect', 'transform', 'detector', 'flow', 'when', 'copy']);
+
+/**
+ * Can a rule with these shape errors still go through `checkRule`? Only when every error is in a
+ * member it does not read (`kind`, `mandatory`, `on_error`, an extension key, …): then its
+ * condition, selector and copy are checked in the same pass ("every problem in every document
+ * is reported in one pass") instead of after the first error is fixed.
+ */
+function checkableDespite(found: readonly Diagnostic[]): boolean {
+  return found.every((d) => {
+    if (d.severity !== 'error') return true;
+    const head = d.path?.[0];
+    return typeof head === 'string' && !CHECKED_MEMBERS.has(head);
+  });
+}
+
 export function loadPack(input: PackInput): PackResult {
   const diagnostics: Diagnostic[] = [];
   const cap = loadCapability(input.capability.value, locator(input.capability), input.capabilityOptions);
@@ -66,6 +83,7 @@ export function loadPack(input: PackInput): PackResult {
 
   // Each document on its own terms ([OAR-DOC-31]); identity never depends on the file ([OAR-DOC-28]).
   const valid: { doc: RuleDocument; source: SourceDoc }[] = [];
+  const alsoChecked: { doc: RuleDocument; source: SourceDoc }[] = [];
   const seen = new Map<string, SourceDoc>();
   for (const source of input.rules) {
     if (!isObject(source.value)) {
@@ -95,6 +113,7 @@ export function loadPack(input: PackInput): PackResult {
       seen.set(qid, source);
     }
     if (!hasErrors(found)) valid.push({ doc, source });
+    else if (checkableDespite(found)) alsoChecked.push({ doc, source });
   }
 
   const drafts: { draft: RuleDraft; locate: Locator }[] = [];
@@ -103,6 +122,11 @@ export function loadPack(input: PackInput): PackResult {
     const r = checkRule(doc, capability, symbols, locate);
     pushAll(diagnostics, about(qualifiedId(doc.id, doc.namespace), r.diagnostics));
     if (r.draft) drafts.push({ draft: r.draft, locate });
+  }
+  // A rule whose shape errors lie only in members the rule checks do not read still has its
+  // anchor, selector, condition and copy checked, so one pass reports them too; it never loads.
+  for (const { doc, source } of alsoChecked) {
+    pushAll(diagnostics, about(qualifiedId(doc.id, doc.namespace), checkRule(doc, capability, symbols, locator(source)).diagnostics));
   }
   const set = checkRuleSet(drafts, new Set(seen.keys()));
   pushAll(diagnostics, set.diagnostics);

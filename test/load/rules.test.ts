@@ -1358,6 +1358,19 @@ describe('loading reports every error in one pass', () => {
   });
 });
 
+describe('one pass within a rule with a shape error', () => {
+  it('checks the condition, selector and copy of a rule whose shape errors are in members the checks do not read', () => {
+    const r = load([rule({ 'x-Foo': 1, mandatory: 'yes', kind: 'polcy', selector: { tol: ['bash'] }, when: 'tol == 1', copy: { what: '{{ tol }}' } })]);
+    expect(errorsOf(r).map((d) => `${d.clause} ${d.token}`).sort()).toEqual(['OAR-COPY-2 tol', 'OAR-DOC-10 kind', 'OAR-DOC-17 mandatory', 'OAR-DOC-27 x-Foo', 'OAR-FACT-3 tol', 'OAR-SEL-3 tol']);
+  });
+  it('does not check a rule whose shape error is in a member the checks read (when: 5), and reports that error once', () => {
+    const r = load([rule({ colour: 'red', when: 5 })]);
+    const errors = errorsOf(r).map((d) => `${d.clause} ${String(d.path?.[0])}`);
+    expect(errors).toContain('OAR-DOC-27 colour');
+    expect(errors.filter((e) => e.endsWith(' when'))).toHaveLength(1);
+  });
+});
+
 describe('one pass across rules and configurations', () => {
   it('a configuration error is reported beside a rule error', () => {
     const r = load([rule({ anchor: 'nowhere' })], { configs: [config({ disable: ['NOPE'] })] });
