@@ -22,12 +22,9 @@ export async function fmtCommand(argv: readonly string[], io: Io): Promise<numbe
   if (check && write) throw new UsageError('give --check or --write, not both');
   const paths = p.positionals.length > 0 ? p.positionals : ['.'];
   const { files, unreadable } = formatTargets(paths);
-  if (!check && !write && p.positionals.length === 1 && unreadable.length === 1) {
-    // One path, and it is not there: say that, not that the count is wrong.
-    io.err(`oarc fmt: cannot read ${unreadable[0]}: no such file or directory\n`);
-    return EXIT_INPUT;
-  }
-  if (!check && !write && (files.length !== 1 || unreadable.length > 0)) {
+  // One path that is not there is reported as such below (cannot read it), not as a wrong count.
+  const oneMissing = p.positionals.length === 1 && unreadable.length === 1;
+  if (!check && !write && !oneMissing && (files.length !== 1 || unreadable.length > 0)) {
     throw new UsageError('without --check or --write, give exactly one file: its formatted text is printed on stdout');
   }
   let failed = unreadable.length > 0;
