@@ -44,7 +44,8 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function kindOf(v: unknown): string {
+/** How a message names what a member was instead: `null`, `an array`, `a number`, …. */
+export function kindOf(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;

@@ -16,7 +16,7 @@
  * | `on_fire`           | `onFire`             |
  */
 import type { Decision } from './decision.js';
-import { HostInputError } from './host-input.js';
+import { HostInputError, kindOf } from './host-input.js';
 import type { Occurrence } from './occurrence.js';
 import { didYouMean } from './suggest.js';
 
@@ -51,11 +51,8 @@ const TS_TO_JSON: ReadonlyMap<string, string> = new Map([...OCCURRENCE_MEMBERS].
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function kindOf(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-}
+/** `, got …` for a member that must be a non-empty string, or nothing when it is absent. */
+const gotInstead = (v: unknown): string => (v === undefined ? '' : `, got ${v === '' ? 'the empty string' : kindOf(v)}`);
 
 /**
  * A path into an occurrence's TypeScript form (a `HostInputError`'s `path`) spelled as in its
@@ -85,7 +82,7 @@ export function occurrenceFromJson(value: unknown): Occurrence {
   const v = value as Record<string, unknown>;
   if (typeof v.anchor !== 'string' || v.anchor === '') {
     // A missing member is pointed at where it belongs, as the engine's own check does.
-    return fail(['anchor'], `the occurrence needs an anchor: the host-local anchor identifier, a non-empty string${v.anchor === undefined ? '' : `, got ${v.anchor === '' ? 'the empty string' : kindOf(v.anchor)}`}`);
+    return fail(['anchor'], `the occurrence needs an anchor: the host-local anchor identifier, a non-empty string${gotInstead(v.anchor)}`);
   }
   const occ: Occurrence = { anchor: v.anchor };
   if (v.session_id !== undefined) {
@@ -121,7 +118,7 @@ function toolCallFromJson(t: unknown): NonNullable<Occurrence['toolCall']> {
     if (key !== 'name' && key !== 'arguments') throw new HostInputError(['tool_call', key], `unknown tool_call member \`${key}\`${didYouMean(key, ['name', 'arguments'])}`);
   }
   if (typeof t.name !== 'string' || t.name === '') {
-    throw new HostInputError(['tool_call', 'name'], `tool_call.name must be a non-empty string${t.name === undefined ? '' : `, got ${t.name === '' ? 'the empty string' : kindOf(t.name)}`}`);
+    throw new HostInputError(['tool_call', 'name'], `tool_call.name must be a non-empty string${gotInstead(t.name)}`);
   }
   if (t.arguments === undefined) return { name: t.name };
   if (!isObject(t.arguments)) throw new HostInputError(['tool_call', 'arguments'], `tool_call.arguments must be a JSON object, got ${kindOf(t.arguments)}`);
