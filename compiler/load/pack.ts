@@ -82,8 +82,12 @@ export function loadPack(input: PackInput): PackResult {
   const symbols = cap.symbols;
 
   // Each document on its own terms ([OAR-DOC-31]); identity never depends on the file ([OAR-DOC-28]).
-  const valid: { doc: RuleDocument; source: SourceDoc }[] = [];
-  const alsoChecked: { doc: RuleDocument; source: SourceDoc }[] = [];
+  /**
+   * The rules `checkRule` looks at: those without shape errors, which load if they pass, and
+   * those whose shape errors lie only in members it does not read, checked so one pass reports
+   * their anchor, selector, condition and copy too — they never load.
+   */
+  const checked: { doc: RuleDocument; source: SourceDoc; loads: boolean }[] = [];
   const seen = new Map<string, SourceDoc>();
   for (const source of input.rules) {
     if (!isObject(source.value)) {
@@ -112,21 +116,16 @@ export function loadPack(input: PackInput): PackResult {
       }
       seen.set(qid, source);
     }
-    if (!hasErrors(found)) valid.push({ doc, source });
-    else if (checkableDespite(found)) alsoChecked.push({ doc, source });
+    if (!hasErrors(found)) checked.push({ doc, source, loads: true });
+    else if (checkableDespite(found)) checked.push({ doc, source, loads: false });
   }
 
   const drafts: { draft: RuleDraft; locate: Locator }[] = [];
-  for (const { doc, source } of valid) {
+  for (const { doc, source, loads } of checked) {
     const locate = locator(source);
     const r = checkRule(doc, capability, symbols, locate);
     pushAll(diagnostics, about(qualifiedId(doc.id, doc.namespace), r.diagnostics));
-    if (r.draft) drafts.push({ draft: r.draft, locate });
-  }
-  // A rule whose shape errors lie only in members the rule checks do not read still has its
-  // anchor, selector, condition and copy checked, so one pass reports them too; it never loads.
-  for (const { doc, source } of alsoChecked) {
-    pushAll(diagnostics, about(qualifiedId(doc.id, doc.namespace), checkRule(doc, capability, symbols, locator(source)).diagnostics));
+    if (loads && r.draft) drafts.push({ draft: r.draft, locate });
   }
   const set = checkRuleSet(drafts, new Set(seen.keys()));
   pushAll(diagnostics, set.diagnostics);
