@@ -17,6 +17,7 @@ import { listServerTools, type ServerCommand } from './probe.js';
 import { McpProxy, type Anchors } from './proxy.js';
 import { checkSchemas, usesOfBundle, usesOfPack, type SchemaProblem } from './schemas.js';
 import { importSdk } from './sdk.js';
+import { serverLineWriter, tapClientLines } from './lines.js';
 
 export { McpProxy, type Anchors } from './proxy.js';
 export { checkSchemas, type SchemaProblem } from './schemas.js';
@@ -135,7 +136,7 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
 
     const server = new sdk.StdioClientTransport({ ...o.server, stderr: 'inherit' });
     const client = o.clientTransport ?? new sdk.StdioServerTransport();
-    const proxy = new McpProxy(client, server, { anchors, decide, facts, say: o.say });
+    const proxy = new McpProxy(client, server, { anchors, decide, facts, say: o.say, verbose: o.verbose ?? false });
     let side: ((s: 'client' | 'server') => void) | undefined;
     const closed = new Promise<'client' | 'server'>((r) => (side = r));
     server.onclose = () => side?.('server');
@@ -146,6 +147,18 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
       await server.start();
     } catch (e) {
       throw new McpStartError(`cannot start the server \`${[o.server.command, ...o.server.args].join(' ')}\`: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    // Allowed tools/call go to the server as the client's own lines when both SDK transports let
+    // the proxy reach them (lines.ts); otherwise re-serialised, and --verbose says which.
+    const lineOf = tapClientLines(client, sdk.deserializeMessage);
+    const writeLine = serverLineWriter(server);
+    if (lineOf !== undefined && writeLine !== undefined) proxy.forwardLines({ lineOf, send: writeLine });
+    if (o.verbose) {
+      o.say(
+        proxy.forwarding === 'lines'
+          ? 'forwarding each allowed tools/call as the line the client wrote'
+          : 'forwarding each allowed tools/call re-serialised from the message decided on (the transports do not give the client\'s lines)',
+      );
     }
     await client.start();
     // The stdio server transport does not notice the end of stdin: the client closing it ends the session.

@@ -4,9 +4,14 @@
  * since the proxy originates no request of its own — except `tools/call` requests and their
  * responses, which the pack decides:
  *
+ * - the call, read first (tool-call.ts): one the proxy cannot read as exactly one tool name and
+ *   one arguments object — params missing or of the wrong shape, a member name written twice — is
+ *   answered with a JSON-RPC error and never forwarded; one sent as a notification is dropped;
  * - the call at `tool.pre_invoke`: a block answers the client with a tool error result carrying
  *   the rule's copy and the call never reaches the server ([OAR-PROF-10]); nudge and warn forward
- *   it and their advisories are appended to its result ([OAR-EVAL-20]);
+ *   it and their advisories are appended to its result ([OAR-EVAL-20]). An allowed call is
+ *   forwarded as the line the client wrote, the text decided on, when the transports give the
+ *   proxy lines (lines.ts); otherwise as the message the decision read, re-serialised;
  * - the result at `tool.post_invoke` and then `model.tool_result` (each the capability maps): a
  *   block withholds it, a transform delivers the transformed text ([OAR-OPS-16]).
  *
@@ -17,6 +22,8 @@ import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Occurrence } from '../runtime/index.js';
+import type { RawLines } from './lines.js';
+import { readToolCall } from './tool-call.js';
 import { advisoryItems, blockedResult, resultText, withAdvisories, withText, withheldResult, type ContentItem, type Decided, type ToolResult } from './result.js';
 
 export interface Anchors {
@@ -36,6 +43,8 @@ export interface ProxyOptions {
   facts: Readonly<Record<string, unknown>>;
   /** A problem the proxy met (a message it could not handle): one line for stderr. */
   say: (line: string) => void;
+  /** Also say each tools/call refused as malformed (a dropped notification is said regardless). */
+  verbose?: boolean;
 }
 
 interface PendingCall {
@@ -56,6 +65,7 @@ export class McpProxy {
   private readonly pending = new Map<string, PendingCall>();
   private fromClientQueue: Promise<void> = Promise.resolve();
   private fromServerQueue: Promise<void> = Promise.resolve();
+  private lines: RawLines | undefined;
 
   constructor(
     private readonly client: Transport,
@@ -70,6 +80,19 @@ export class McpProxy {
     };
   }
 
+  /**
+   * Forward allowed calls as the client's own lines (call before the client's transport starts).
+   * Without it, or for a message whose line `lines` does not know, the parsed message is sent.
+   */
+  forwardLines(lines: RawLines): void {
+    this.lines = lines;
+  }
+
+  /** How an allowed tools/call reaches the server: as the client's line, or re-serialised. */
+  get forwarding(): 'lines' | 'reserialised' {
+    return this.lines === undefined ? 'reserialised' : 'lines';
+  }
+
   /** Resolves once every message received so far has been handled. */
   async settled(): Promise<void> {
     await Promise.all([this.fromClientQueue, this.fromServerQueue]);
@@ -81,17 +104,24 @@ export class McpProxy {
 
   private async fromClient(m: Message): Promise<void> {
     if (m.method === 'initialize' && m.id !== undefined) this.session = randomUUID();
-    if (m.method !== 'tools/call' || m.id === undefined || !isObject(m.params) || typeof m.params.name !== 'string') {
-      // Not a tool call, or one the server itself will reject as malformed: not the pack's to decide.
+    if (m.method !== 'tools/call') {
       await this.server.send(m);
       return;
     }
-    const args = m.params.arguments === undefined ? {} : m.params.arguments;
-    if (!isObject(args)) {
-      await this.server.send(m);
+    // With its line, the call is read from the line itself, as the server will read what it is sent.
+    const read = this.lines?.lineOf(m);
+    const msg = (read === undefined ? m : JSON.parse(read.line)) as Record<string, unknown>;
+    const r = readToolCall(msg, read?.line, read?.refused);
+    if (!r.ok) {
+      if ('dropped' in r) {
+        this.opts.say(`dropped ${r.dropped}`);
+        return;
+      }
+      if (this.opts.verbose) this.opts.say(`refused (not forwarded), error ${r.code}: ${r.message}`);
+      await this.client.send({ jsonrpc: '2.0', ...(r.id === undefined ? {} : { id: r.id }), error: { code: r.code, message: r.message } } as JSONRPCMessage);
       return;
     }
-    const name = m.params.name;
+    const { id, name, args } = r;
     const call: PendingCall = { name, args, session: this.session, advisories: [] };
     if (this.opts.anchors.pre !== undefined) {
       let d;
@@ -99,18 +129,20 @@ export class McpProxy {
         d = await this.opts.decide(this.occurrence(this.opts.anchors.pre, call), `tools/call ${name}`);
       } catch (e) {
         // The call cannot be decided: it does not go through undecided ([OAR-PROF-10]).
-        await this.client.send({ jsonrpc: '2.0', id: m.id, result: withheldResult(`oarc could not decide the ${name} call: ${e instanceof Error ? e.message : String(e)}`, 'call') } as JSONRPCMessage);
+        await this.client.send({ jsonrpc: '2.0', id, result: withheldResult(`oarc could not decide the ${name} call: ${e instanceof Error ? e.message : String(e)}`, 'call') } as JSONRPCMessage);
         return;
       }
       if (d.decision === 'block') {
         // [OAR-PROF-10] a pre-invocation block prevents the operation: the server never sees it.
-        await this.client.send({ jsonrpc: '2.0', id: m.id, result: blockedResult(d, 'call') } as JSONRPCMessage);
+        await this.client.send({ jsonrpc: '2.0', id, result: blockedResult(d, 'call') } as JSONRPCMessage);
         return;
       }
       call.advisories = advisoryItems(d);
     }
-    this.pending.set(idKey(m.id), call);
-    await this.server.send(m);
+    this.pending.set(idKey(id), call);
+    // What was decided is what is sent: the client's line, or the very message the decision read.
+    if (read !== undefined && this.lines !== undefined) await this.lines.send(read.line);
+    else await this.server.send(m);
   }
 
   private async fromServer(m: Message): Promise<void> {

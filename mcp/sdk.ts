@@ -6,6 +6,7 @@
 import type { StdioClientTransport, StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export const SDK = '@modelcontextprotocol/sdk';
 
@@ -13,6 +14,8 @@ export interface Sdk {
   StdioClientTransport: new (p: StdioServerParameters) => StdioClientTransport;
   StdioServerTransport: new () => StdioServerTransport;
   Client: new (info: { name: string; version: string }) => Client;
+  /** How the SDK's stdio transports read one line: JSON.parse, then its JSON-RPC message schema. */
+  deserializeMessage: (line: string) => JSONRPCMessage;
 }
 
 export class SdkMissingError extends Error {
@@ -21,12 +24,13 @@ export class SdkMissingError extends Error {
 
 export async function importSdk(): Promise<Sdk> {
   try {
-    const [client, server, core] = await Promise.all([
+    const [client, server, core, stdio] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/stdio.js'),
       import('@modelcontextprotocol/sdk/server/stdio.js'),
       import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/shared/stdio.js'),
     ]);
-    return { StdioClientTransport: client.StdioClientTransport, StdioServerTransport: server.StdioServerTransport, Client: core.Client };
+    return { StdioClientTransport: client.StdioClientTransport, StdioServerTransport: server.StdioServerTransport, Client: core.Client, deserializeMessage: stdio.deserializeMessage };
   } catch (e) {
     // Only the SDK itself missing; a broken installation of it keeps its own error.
     if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && (e as Error).message.includes(`'${SDK}`)) {

@@ -6,13 +6,28 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import type { RawLines, ReadLine } from '../../mcp/lines.js';
 import { McpProxy } from '../../mcp/proxy.js';
 import type { Decided } from '../../mcp/result.js';
 import type { Occurrence } from '../../runtime/index.js';
 
 const NONE: Decided = { decision: 'none', rule: null, copy: null, advisories: [] };
 
-async function rig(decide: (occ: Occurrence) => Decided & { content?: string }) {
+/** Lines as the stdio reader keeps them: the line a message object was parsed from, and the lines the server was sent. */
+function fakeLines() {
+  const known = new WeakMap<object, ReadLine>();
+  const sent: string[] = [];
+  const lines: RawLines = { lineOf: (m) => known.get(m), send: async (l) => void sent.push(l) };
+  /** The message parsed from `line`, as the client's transport would hand it over. */
+  const parse = (line: string, refused = false): JSONRPCMessage => {
+    const m = JSON.parse(line) as JSONRPCMessage;
+    known.set(m, { line, refused });
+    return m;
+  };
+  return { lines, sent, parse };
+}
+
+async function rig(decide: (occ: Occurrence) => Decided & { content?: string }, lines?: RawLines) {
   const [client, clientSide] = InMemoryTransport.createLinkedPair();
   const [serverSide, server] = InMemoryTransport.createLinkedPair();
   const asked: Occurrence[] = [];
@@ -21,11 +36,13 @@ async function rig(decide: (occ: Occurrence) => Decided & { content?: string }) 
     anchors: { pre: 'pre', results: ['post', 'result'] },
     facts: { 'h.f': 'v' },
     say: (l) => said.push(l),
+    verbose: true,
     decide: async (occ) => {
       asked.push(structuredClone(occ));
       return decide(occ);
     },
   });
+  if (lines !== undefined) proxy.forwardLines(lines);
   const atClient: JSONRPCMessage[] = [];
   const atServer: JSONRPCMessage[] = [];
   client.onmessage = (m) => atClient.push(m);
@@ -34,7 +51,7 @@ async function rig(decide: (occ: Occurrence) => Decided & { content?: string }) 
   const settle = async () => {
     for (let i = 0; i < 5; i++) await proxy.settled();
   };
-  return { client, server, atClient, atServer, asked, said, settle };
+  return { proxy, client, server, atClient, atServer, asked, said, settle };
 }
 
 describe('passing through', () => {
@@ -110,18 +127,25 @@ describe('tools/call', () => {
     expect(r.atClient).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: '[oarc] Tool call refused: oarc could not decide the write call: store down' }], isError: true } }]);
   });
 
-  it('passes a JSON-RPC error answering a call through, and leaves a malformed call to the server', async () => {
+  it('passes a JSON-RPC error answering a call through', async () => {
     const r = await rig(() => NONE);
-    const bad: JSONRPCMessage = { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'x', arguments: 'not an object' } };
     await r.client.send(call(4));
-    await r.client.send(bad);
     await r.server.send({ jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'unknown tool' } });
     await r.settle();
-    expect(r.atServer).toEqual([call(4), bad]);
+    expect(r.atServer).toEqual([call(4)]);
     expect(r.atClient).toEqual([{ jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'unknown tool' } }]);
     expect(r.asked).toHaveLength(1);
   });
 
+  it('forwards an allowed call as the message decided on when it has no line (re-serialised)', async () => {
+    const r = await rig(() => NONE);
+    expect(r.proxy.forwarding).toBe('reserialised');
+    const m = call(6, 'read', { path: '/a', nested: { deep: [1, 'two'] } });
+    await r.client.send(m);
+    await r.settle();
+    expect(r.atServer).toEqual([m]);
+    expect(r.asked[0]?.toolCall).toEqual({ name: 'read', arguments: { path: '/a', nested: { deep: [1, 'two'] } } });
+  });
   it('starts a new session at each initialize', async () => {
     const r = await rig(() => NONE);
     const init = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
@@ -131,5 +155,106 @@ describe('tools/call', () => {
     await r.client.send(call(4));
     await r.settle();
     expect(r.asked[0]?.session).not.toBe(r.asked[1]?.session);
+  });
+});
+
+describe('a tools/call that cannot be decided is never forwarded', () => {
+  const error = (id: number | undefined, code: number, message: string) => ({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } });
+  const P = 'invalid tools/call params: ';
+  const R = 'invalid tools/call request: ';
+
+  it('answers a malformed call with -32602 (params) or -32600 (envelope), naming what is wrong', async () => {
+    const cases: [Record<string, unknown>, ReturnType<typeof error>][] = [
+      [{ id: 1 }, error(1, -32602, `${P}params is missing: a tools/call needs params.name, the name of the tool`)],
+      [{ id: 2, params: 'x' }, error(2, -32602, `${P}params must be an object, not a string`)],
+      [{ id: 3, params: [] }, error(3, -32602, `${P}params must be an object, not an array`)],
+      [{ id: 4, params: { arguments: {} } }, error(4, -32602, `${P}params.name is missing: the name of the tool to call`)],
+      [{ id: 5, params: { name: 7 } }, error(5, -32602, `${P}params.name must be a string, not a number`)],
+      [{ id: 6, params: { name: null } }, error(6, -32602, `${P}params.name must be a string, not null`)],
+      [{ id: 7, params: { name: '' } }, error(7, -32602, `${P}params.name must name a tool, not be the empty string`)],
+      [{ id: 8, params: { name: 'write', arguments: 'not an object' } }, error(8, -32602, `${P}params.arguments must be an object, not a string`)],
+      [{ id: 9, params: { name: 'write', arguments: ['/x'] } }, error(9, -32602, `${P}params.arguments must be an object, not an array`)],
+      [{ id: 10, params: { name: 'write', arguments: null } }, error(10, -32602, `${P}params.arguments must be an object, not null`)],
+      [{ id: 11, params: { name: 'write', _meta: 5 } }, error(11, -32602, `${P}params._meta must be an object, not a number`)],
+      [{ id: 12, jsonrpc: '1.0', params: { name: 'write' } }, error(12, -32600, `${R}jsonrpc must be "2.0", not "1.0"`)],
+      [{ id: null, params: { name: 'write' } }, error(undefined, -32600, `${R}id must be a string or an integer, not null`)],
+      [{ id: 1.5, params: { name: 'write' } }, error(undefined, -32600, `${R}id must be a string or an integer, not 1.5`)],
+      [{ id: 13, params: { name: 'write' }, extra: true }, error(13, -32600, `${R}a JSON-RPC request has no member "extra"`)],
+    ];
+    const r = await rig(() => NONE);
+    for (const [m] of cases) await r.client.send({ jsonrpc: '2.0', method: 'tools/call', ...m } as JSONRPCMessage);
+    await r.settle();
+    expect(r.atServer).toEqual([]);
+    expect(r.asked).toEqual([]);
+    expect(r.atClient).toEqual(cases.map(([, e]) => e));
+    // And each is said, with --verbose.
+    expect(r.said).toHaveLength(cases.length);
+    expect(r.said[0]).toBe(`refused (not forwarded), error -32602: ${P}params is missing: a tools/call needs params.name, the name of the tool`);
+  });
+
+  it('drops a tools/call sent as a notification, and says so', async () => {
+    const r = await rig(() => NONE);
+    await r.client.send({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'write', arguments: { path: '/x' } } });
+    await r.settle();
+    expect(r.atServer).toEqual([]);
+    expect(r.atClient).toEqual([]);
+    expect(r.asked).toEqual([]);
+    expect(r.said).toEqual(['dropped a tools/call sent as a notification (no id) cannot be answered, so it is not forwarded']);
+  });
+
+  it('forwards an allowed call as the client\'s line, byte for byte, when it has the line', async () => {
+    const l = fakeLines();
+    const r = await rig(() => NONE, l.lines);
+    expect(r.proxy.forwarding).toBe('lines');
+    const line = '{ "jsonrpc":"2.0", "method" : "tools/call","id":7,"params":{"arguments":{"path":"/w/caf\\u00e9 \\"q\\"","n":1.50},"name":"read"}}';
+    await r.client.send(l.parse(line));
+    // Not a tools/call: re-serialised as before, even with a line.
+    await r.client.send(l.parse('{"jsonrpc":"2.0","id":8,"method":"tools/list"}'));
+    await r.settle();
+    expect(l.sent).toEqual([line]);
+    expect(r.atServer).toEqual([{ jsonrpc: '2.0', id: 8, method: 'tools/list' }]);
+    expect(r.asked[0]?.toolCall).toEqual({ name: 'read', arguments: { path: '/w/café "q"', n: 1.5 } });
+  });
+
+  it('refuses a call with a member name written twice: -32600 in the envelope, -32602 in params', async () => {
+    const l = fakeLines();
+    const r = await rig(() => NONE, l.lines);
+    const twice = '(JSON readers differ on which one counts, so the call could be decided on one and run on the other)';
+    const lines: [string, ReturnType<typeof error>][] = [
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"safe","name":"rm"}}', error(1, -32602, `${P}two members named "name" in params ${twice}`)],
+      ['{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"safe","n\\u0061me":"rm"}}', error(2, -32602, `${P}two members named "name" in params ${twice}`)],
+      ['{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"w","arguments":{"path":"/ok"},"arguments":{"path":"/etc"}}}', error(3, -32602, `${P}two members named "arguments" in params ${twice}`)],
+      ['{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"w","arguments":{"o":{"path":"/ok","p\\u0061th":"/etc"}}}}', error(4, -32602, `${P}two members named "path" in params.arguments.o ${twice}`)],
+      ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"w"},"params":{"name":"rm"}}', error(5, -32600, `${R}two members named "params" ${twice}`)],
+      // Which request a repeated id answers is itself in doubt: the error carries none.
+      ['{"jsonrpc":"2.0","id":6,"id":7,"method":"tools/call","params":{"name":"w"}}', error(undefined, -32600, `${R}two members named "id" ${twice}`)],
+    ];
+    for (const [line] of lines) await r.client.send(l.parse(line));
+    await r.settle();
+    expect(l.sent).toEqual([]);
+    expect(r.atServer).toEqual([]);
+    expect(r.asked).toEqual([]);
+    expect(r.atClient).toEqual(lines.map(([, e]) => e));
+  });
+
+  it('refuses a call the SDK\'s schema refused even when its own checks pass', async () => {
+    const l = fakeLines();
+    const r = await rig(() => NONE, l.lines);
+    await r.client.send(l.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"w","_meta":{"progressToken":{}}}}', true));
+    await r.settle();
+    expect(l.sent).toEqual([]);
+    expect(r.atClient).toEqual([error(1, -32602, `${P}the MCP schema does not accept them`)]);
+  });
+
+  it('reads the call from its line, not from the object the transport parsed', async () => {
+    // A transport that handed over an object unlike its line (a schema stripping a member, say):
+    // the decision reads what the server will read.
+    const l = fakeLines();
+    const r = await rig(() => NONE, l.lines);
+    const m = l.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rm","arguments":{"path":"/etc"}}}');
+    (m as unknown as { params: { name: string } }).params.name = 'safe';
+    await r.client.send(m);
+    await r.settle();
+    expect(r.asked[0]?.toolCall).toEqual({ name: 'rm', arguments: { path: '/etc' } });
   });
 });
