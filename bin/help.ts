@@ -465,18 +465,35 @@ Exit status:
   mcp: `Usage: oarc mcp <bundle.mjs | rules…> [--capability <file>] [options] -- <server command…>
 
 Enforce a rule pack on the tool calls of any MCP server. Speaks MCP over stdio to the client
-and starts the server (the command after --) as a child over stdio; every message passes
-through untouched except tools/call and its result:
+and starts the server (the command after --) as a child over stdio. Every message but tools/call
+and its result passes through with its content unchanged, ids too, but not byte for byte: the
+MCP SDK parses and checks each line, and the message is written again as JSON. tools/call:
+  refused       a tools/call that is not exactly one tool name and one arguments object is
+                never forwarded, and is answered with a JSON-RPC error naming what is wrong:
+                -32602 when params is missing or not an object, params.name is not a
+                non-empty string, arguments or _meta is not an object, or a member name is
+                written twice anywhere in params ("n\\u0061me" is "name": a reader could take
+                either); -32600 when jsonrpc or id is wrong, a member is written twice at
+                the top, or the request has a member JSON-RPC does not. One sent as a
+                notification (no id) is dropped, unanswered. Each is said on stderr (the
+                answered ones with --verbose).
   the call      decided at tool.pre_invoke (tool name, arguments; the MCP session, a new one
                 at each initialize). A block answers with a tool error result (isError: true)
                 carrying the rule's copy, and the server never sees the call. A nudge or warn
                 forwards it and appends one text item per advisory, "[oarc] Nudge from rule
-                …", to the result's content, where the client's model reads it.
+                …", to the result's content, where the client's model reads it. A call let
+                through is forwarded as the line the client wrote, byte for byte — the text
+                the decision read. (Should the SDK's transports stop giving oarc the line, it
+                is the message decided on, written again as JSON; --verbose says at start-up
+                which of the two it does.)
   the result    decided at tool.post_invoke, then model.tool_result (those the capability
                 maps) with the result's text items joined by newlines as content. A block
                 withholds it (a tool error result instead); a transform delivers the
                 transformed text (and rewrites structuredContent carrying the same text, or
-                withholds a result it cannot transform faithfully).
+                withholds a result it cannot transform faithfully). Otherwise it passes as
+                any other message does.
+A line that is not JSON, or a message other than tools/call the SDK's schema refuses, is said
+on stderr and dropped unanswered, as the SDK does.
 stdout is the protocol: logs go to stderr, "oarc mcp: …". The SDK, @modelcontextprotocol/sdk,
 is an optional peer dependency: npm install @modelcontextprotocol/sdk.
 
@@ -491,7 +508,8 @@ Options:
 ${REDIS_HELP}
       --decision-log <f|->  append one JSON line per decision (the oarc serve format) to a
                             file, or - for stderr
-      --verbose             each decision and its trace on stderr, in words
+      --verbose             each decision and its trace on stderr, in words, and each tools/call
+                            refused as malformed
       --check-schemas       at start-up, list the server's tools (from a second instance of
                             it) and report rules whose selectors or tool_arg_* reads name tools
                             or arguments the tools' inputSchemas lack, with the nearest name

@@ -5,7 +5,8 @@
  * blobs and resource links are not text and pass untouched.
  *
  * A result is rewritten only when a decision requires it; otherwise the server's own message goes
- * to the client byte for byte.
+ * to the client as the SDK parsed it (written again as JSON, as every message but an allowed
+ * tools/call is).
  */
 import type { Decision } from '../runtime/index.js';
 
