@@ -43,12 +43,12 @@ function asyncMemory(): AsyncCounterStore {
 }
 
 /** Decide on every back end (the harness asserts they agree) and through decideAsync on each. */
-async function everywhere(rules: string[], detector: () => unknown, occ: Occurrence = { anchor: PRE, toolCall: { name: 'x' } }): Promise<Decision> {
+async function everywhere(rules: string[], detector: () => unknown, occ: () => Occurrence = () => ({ anchor: PRE, toolCall: { name: 'x' } })): Promise<Decision> {
   const detectors = { 'detector://host': (() => detector()) as Detector };
-  const d = harness({ capability: CAP, rules, options: () => ({ detectors }) }).decide(occ);
+  const d = harness({ capability: CAP, rules, options: () => ({ detectors }) }).decide(() => occ());
   const asyncH = harness({ capability: CAP, rules, options: () => ({ detectors, asyncCounters: asyncMemory() }) });
   for (const b of BACKENDS) {
-    const a = await asyncH.engines[b].decideAsync(occ);
+    const a = await asyncH.engines[b].decideAsync(occ());
     expect(head(a)).toEqual(head(d));
     expect(trace(a)).toEqual(trace(d));
   }
@@ -79,7 +79,13 @@ describe('[OAR-OPS-3] a detector result that is not a plain object of facts is a
 
   it('detector://fixture checks the occurrence\'s detectorFacts the same way ([OAR-CONF-25])', async () => {
     const rules = [det('A', 'fail_closed', 'detector://fixture')];
-    const d = await everywhere(rules, () => ({}), { anchor: PRE, detectorFacts: new Findings() as unknown as Record<string, unknown> });
+    // The occurrence check already refuses a class instance as detectorFacts (HostInputError); the
+    // shortcut's own check is what catches one that changes after that check read it (a getter).
+    const changing = (): Occurrence => {
+      let reads = 0;
+      return Object.defineProperty({ anchor: PRE }, 'detectorFacts', { enumerable: true, get: () => (reads++ === 0 ? {} : new Findings()) }) as Occurrence;
+    };
+    const d = await everywhere(rules, () => ({}), changing);
     expect(head(d)).toEqual({ decision: 'block', code: 'A', rule: 'd/A' });
     expect(errorOf(d, 'd/A')).toBe('provider_failure');
   });
