@@ -380,7 +380,9 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
  * by the same JSON mapping the CLI uses (`occurrenceFromJson`). [OAR-CONF-25] detector facts reach
  * the environment only through detector://fixture; [OAR-CONF-40] an explicit window replaces the
  * maintained one for this occurrence only, and the engine's own tool adapter derives `tool`,
- * `tool_args` and the fingerprint from `tool_call`.
+ * `tool_args` and the fingerprint from `tool_call` — the production adapter, which lets explicit
+ * `facts` win under their own names, so `tool_call` and `facts` pass untouched (docs/decisions.md
+ * "A tool call and explicit facts").
  */
 function occurrence(o: OccurrenceSpec, session: string | undefined): Occurrence {
   // The occurrence's own members: the single-occurrence spelling keeps them beside `capability`,

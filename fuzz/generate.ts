@@ -65,7 +65,8 @@ class Generator {
     for (const name of [...wanted].sort()) {
       const sym = m.byName.get(name);
       if (sym === undefined) continue;
-      // What oarc derives from the tool call or content is mostly left to it.
+      // What oarc derives from the tool call or content is mostly left to it; now and then it is
+      // given explicitly, beside a tool_call too, and then wins under its own name ([OAR-CONF-40]).
       if (sym.derived && !rng.chance(0.1)) continue;
       if (!rng.chance(0.8)) continue; // absent: the zero of its type
       facts[name] = rng.chance(0.06) ? this.wrong(sym.type) : this.value(sym, occ);

@@ -6,7 +6,7 @@
  * increment and reset in one atomic batch.
  */
 import type { CounterKey, CounterOp, CounterStore, CounterValues } from './counters.js';
-import { ZERO_COUNTERS, applyCounterOp, counterKeyString } from './counters.js';
+import { ZERO_COUNTERS, applyCounterOp, checkedValues, counterKeyString, markHandled } from './counters.js';
 
 export interface AsyncCounterStore {
   /** The values of every key, in order, in one round trip. */
@@ -54,6 +54,64 @@ export interface VersionedCounterStore extends AsyncCounterStore {
 export function isVersioned(store: AsyncCounterStore): store is VersionedCounterStore {
   const s = store as Partial<VersionedCounterStore>;
   return typeof s.readVersioned === 'function' && typeof s.applyIfUnchanged === 'function';
+}
+
+/**
+ * The values a shared store read for `keys`, checked ([OAR-FIRE-9]): exactly one per key, each a
+ * pair of non-negative safe integers (`checkedValues`). A short reply would otherwise read its
+ * missing counters as zero, and a long one would mean the store answered another question; either
+ * throws, which `decideAsync` treats as a failed read — every rule reading or writing a counter
+ * then takes its `on_error`.
+ */
+function checkedMany(values: unknown, keys: readonly CounterKey[], what: string): CounterValues[] {
+  if (!Array.isArray(values)) throw new Error(`oarc: the counter store's ${what} resolved to ${values === null ? 'null' : typeof values}, not a list of counter values`);
+  if (values.length !== keys.length) throw new Error(`oarc: the counter store's ${what} returned ${values.length} counter values for ${keys.length} keys`);
+  const out: CounterValues[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) out[i] = checkedValues(values[i], keys[i] as CounterKey);
+  return out;
+}
+
+/**
+ * A shared store, checked at every reply (the cost is nothing beside the round trip): `readMany`
+ * and `readVersioned` values by `checkedMany`; a versioned read's `version` a string and, when
+ * `activity` was asked for, its window a list of tool names ([OAR-PROF-9]) — a missing window
+ * would silently fall back to this replica's own; `applyIfUnchanged` a boolean, since anything
+ * else could report a write applied that was not ([OAR-FIRE-9]). Whatever fails is the store
+ * failing, handled as a rejected call is. Every `asyncCounters` store is wrapped, the built-in
+ * Redis one included: its values are whatever the keys in Redis hold.
+ */
+export function checkedAsyncCounters(store: AsyncCounterStore): AsyncCounterStore {
+  const readMany = async (keys: readonly CounterKey[]): Promise<CounterValues[]> => checkedMany(await store.readMany(keys), keys, 'readMany');
+  const applyMany = (ops: readonly CounterOp[]): Promise<void> => store.applyMany(ops);
+  if (!isVersioned(store)) return { readMany, applyMany };
+  const checked: VersionedCounterStore = {
+    readMany,
+    applyMany,
+    get sharesActivity() {
+      return store.sharesActivity;
+    },
+    async readVersioned(session, keys, activity) {
+      const read: unknown = await store.readVersioned(session, keys, activity);
+      if (typeof read !== 'object' || read === null) throw new Error(`oarc: the counter store's readVersioned resolved to ${read === null ? 'null' : typeof read}, not { values, version }`);
+      const r = read as Partial<VersionedRead>;
+      const values = checkedMany(r.values, keys, 'readVersioned');
+      const version: unknown = r.version;
+      if (typeof version !== 'string') throw new Error(`oarc: the counter store's readVersioned returned a version that is ${typeof version}, not a string`);
+      if (activity === undefined || activity <= 0) return { values, version };
+      const steps: unknown = r.activity;
+      if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'string')) throw new Error(`oarc: the counter store's readVersioned was asked for the activity window and returned ${Array.isArray(steps) ? 'a list that is not of tool names' : typeof steps}`);
+      return { values, version, activity: steps as string[] };
+    },
+    async applyIfUnchanged(session, version, ops, step) {
+      const applied: unknown = await store.applyIfUnchanged(session, version, ops, step);
+      if (typeof applied !== 'boolean') {
+        markHandled(applied);
+        throw new Error(`oarc: the counter store's applyIfUnchanged resolved to ${applied === null ? 'null' : typeof applied}, not whether the write was applied`);
+      }
+      return applied;
+    },
+  };
+  return checked;
 }
 
 /**

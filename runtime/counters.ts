@@ -69,6 +69,79 @@ export function counterKeyString(key: CounterKey): string {
 
 export const ZERO_COUNTERS: CounterValues = Object.freeze({ fire_count: 0, breaker_count: 0 }) as CounterValues;
 
+/** A count a store may hold: a non-negative safe integer ([OAR-FIRE-4] only adds one or resets to zero). */
+function isCount(n: unknown): n is number {
+  return Number.isSafeInteger(n) && (n as number) >= 0;
+}
+
+/** How a store failure names what came back instead of `{ fire_count, breaker_count }`. */
+function kind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'number') return Number.isNaN(v) ? 'NaN' : String(v);
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/**
+ * The values a host store read back for `key`, checked ([OAR-FIRE-9], [OAR-OPS-3]): an object
+ * whose `fire_count` and `breaker_count` are non-negative safe integers, copied so a getter is
+ * read once. Anything else — a Promise (an async store passed as `counters`), a string from a
+ * network reply, NaN, a negative or fractional count — throws, which the engine treats as the
+ * store failing: every rule reading or writing that counter takes its `on_error`. A wrong count
+ * is never used: `fire_count >= 3` over NaN is false, and a `fail_closed` rule would allow.
+ */
+export function checkedValues(v: unknown, key: CounterKey): CounterValues {
+  let fire: unknown;
+  let breaker: unknown;
+  if (typeof v === 'object' && v !== null) {
+    fire = (v as Partial<CounterValues>).fire_count;
+    breaker = (v as Partial<CounterValues>).breaker_count;
+    if (isCount(fire) && isCount(breaker)) return { fire_count: fire + 0, breaker_count: breaker + 0 }; // + 0: no -0
+    if (typeof (v as { then?: unknown }).then === 'function') markHandled(v);
+  }
+  const got = typeof v === 'object' && v !== null ? `fire_count ${kind(fire)}, breaker_count ${kind(breaker)}` : kind(v);
+  throw new Error(`oarc: the counter store read ${got} for counter ${counterName(key)}; a counter is a non-negative safe integer`);
+}
+
+const promiseThen = Promise.prototype.then;
+const ignore = (): void => {};
+/** A native Promise the engine will not await must not become an unhandled rejection. */
+export function markHandled(v: unknown): void {
+  try {
+    promiseThen.call(v, undefined, ignore);
+  } catch {
+    // not a native Promise: its `then` is host code, not called
+  }
+}
+
+/**
+ * A host's synchronous store, checked: what it reads back goes through `checkedValues`, and an
+ * `apply` that returns a Promise (an async store passed as `counters`) is a write whose outcome
+ * the engine never learns — a side-effect that cannot be applied ([OAR-FIRE-9]), so it throws.
+ * The engine wraps every store a host passes; its own `MemoryCounterStore` is trusted and read
+ * directly, so the decision hot path pays nothing.
+ */
+export function checkedCounters(store: CounterStore): CounterStore {
+  return {
+    read: (key) => checkedValues(store.read(key), key),
+    apply: (ops) => {
+      const r: unknown = store.apply(ops);
+      if (typeof r === 'object' && r !== null && typeof (r as { then?: unknown }).then === 'function') {
+        markHandled(r);
+        throw new Error('oarc: the counter store\'s apply returned a Promise: a store passed as `counters` applies synchronously (pass an asynchronous store as `asyncCounters`)');
+      }
+    },
+    forgetSession: (session) => store.forgetSession?.(session),
+    begin: (session, at) => store.begin?.(session, at),
+    end: () => store.end?.(),
+  };
+}
+
+/** Is `store` the engine's own in-memory store (not a subclass a host may have changed)? */
+export function isMemoryStore(store: CounterStore): boolean {
+  return store instanceof MemoryCounterStore && Object.getPrototypeOf(store) === MemoryCounterStore.prototype;
+}
+
 /** Apply one op to a map of counter values by store key ([OAR-FIRE-3], [OAR-FIRE-4]). */
 export function applyCounterOp(values: Map<string, CounterValues>, op: CounterOp): void {
   const k = counterKeyString(op.key);

@@ -7,7 +7,6 @@ import type { FactReader } from './facts.js';
 import type { Occurrence } from './occurrence.js';
 import { Raise } from './raise.js';
 import { describeThrown } from './thrown.js';
-import { describe } from './values.js';
 
 export interface DetectorInput {
   /** The reference the rule named. */
@@ -30,9 +29,9 @@ export type Detector = ((input: DetectorInput) => Readonly<Record<string, unknow
 
 /**
  * Ask a detector: what it produced, or the provider failure it is ([OAR-OPS-3]) — whatever it
- * throws (any value, described without throwing again), and anything it returns that is not an
- * object, since what a detector returns is read as facts by name. Used by the generic engine and
- * by the decision procedures alike, so both see the same result for the same detector.
+ * throws (any value, described without throwing again), and anything it returns that is not a
+ * plain object of facts (`detectorResult`). Used by the generic engine and by the decision
+ * procedures alike, through `askDetector`, so both see the same result for the same detector.
  */
 export function runDetector(detector: Detector, input: DetectorInput): Readonly<Record<string, unknown>> | Raise {
   let produced: unknown;
@@ -41,8 +40,57 @@ export function runDetector(detector: Detector, input: DetectorInput): Readonly<
   } catch (e) {
     return new Raise('provider_failure', `detector ${input.ref} failed: ${describeThrown(e)}`);
   }
-  if (typeof produced !== 'object' || produced === null) return new Raise('provider_failure', `detector ${input.ref} returned ${describe(produced)}, not an object of facts`);
-  return produced as Readonly<Record<string, unknown>>;
+  return detectorResult(produced, input.ref);
+}
+
+const OBJECT_PROTOTYPE = Object.prototype;
+const promiseThen = Promise.prototype.then;
+const ignore = (): void => {};
+
+/**
+ * The one check of what a detector reported, on every path (`runDetector`, and `askDetector`'s
+ * shortcut for `detector://fixture`): a synchronous plain object — prototype `Object.prototype` or
+ * `null` — whose own properties are the facts by name ([OAR-OPS-11]: observations, read by name).
+ * Anything else is the detector failing to answer, a provider failure the rule handles by its
+ * `on_error` ([OAR-OPS-3], [OAR-CONF-9]), never a result:
+ *
+ * - a Promise or any thenable: detectors are synchronous, and the facts of a pending answer would
+ *   read as zeros ([OAR-FACT-25]) — a `fail_closed` rule would silently allow;
+ * - an array, a `Map`, a class instance: their entries are not own properties by fact name, so
+ *   every fact would again read as its zero;
+ * - `null` or a primitive.
+ *
+ * `then` is no declared fact name (host facts are dotted, [OAR-FACT-18]; no profile declares it),
+ * so a plain object carrying a callable `then` is a thenable and never a result. A value whose
+ * inspection throws (a Proxy trap, a `then` getter) is a provider failure too.
+ */
+export function detectorResult(produced: unknown, ref: string): Readonly<Record<string, unknown>> | Raise {
+  let what: string;
+  try {
+    if (typeof produced === 'object' && produced !== null && !Array.isArray(produced)) {
+      const proto: unknown = Object.getPrototypeOf(produced);
+      const thenable = typeof (produced as { then?: unknown }).then === 'function';
+      if ((proto === OBJECT_PROTOTYPE || proto === null) && !thenable) return produced as Readonly<Record<string, unknown>>;
+      what = thenable ? 'a Promise (or thenable): a detector answers synchronously' : produced instanceof Map ? 'a Map' : `an instance of ${className(proto)}`;
+    } else what = produced === null ? 'null' : Array.isArray(produced) ? 'an array' : `a ${typeof produced}`;
+  } catch (e) {
+    return new Raise('provider_failure', `detector ${ref} returned a value that cannot be inspected: ${describeThrown(e)}`);
+  }
+  // A rejected Promise nobody awaits would be an unhandled rejection (which ends a Node process):
+  // the engine never awaits it, so it marks it handled. Only a native Promise, whose `then` is the
+  // engine's own; a host thenable's `then` is host code and is not called.
+  try {
+    promiseThen.call(produced, undefined, ignore);
+  } catch {
+    // not a native Promise
+  }
+  return new Raise('provider_failure', `detector ${ref} returned ${what}, not a plain object of facts by name`);
+}
+
+function className(proto: unknown): string {
+  const c: unknown = typeof proto === 'object' && proto !== null ? (proto as { constructor?: unknown }).constructor : undefined;
+  const name: unknown = typeof c === 'function' ? c.name : undefined;
+  return typeof name === 'string' && name !== '' ? name : 'a class';
 }
 
 /**
@@ -83,16 +131,15 @@ const FIXTURE = RESERVED_DETECTORS['detector://fixture'] as Detector;
  */
 export function askDetector(detector: Detector, ref: string, rule: string, anchor: string, occurrence: Occurrence, facts: FactReader): Readonly<Record<string, unknown>> | Raise {
   if (detector === FIXTURE) {
-    // A host's occurrence may carry a getter that throws on a second read: that, and anything but
-    // an object or nothing, takes the general path, which turns it into a provider failure.
+    // A host's occurrence may carry a getter that throws on a second read: that takes the general
+    // path, which turns it into a provider failure; what it reports is checked as any result is.
     let reported: unknown;
     try {
       reported = occurrence.detectorFacts;
     } catch {
       return runDetector(detector, { ref, rule, anchor, occurrence, facts });
     }
-    if (reported === undefined) return NONE;
-    if (typeof reported === 'object' && reported !== null) return reported as Readonly<Record<string, unknown>>;
+    return reported === undefined ? NONE : detectorResult(reported, ref);
   }
   return runDetector(detector, { ref, rule, anchor, occurrence, facts });
 }

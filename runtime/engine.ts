@@ -27,8 +27,8 @@
  * facts, detector results and counter snapshot.
  */
 import { checkBundle, type Bundle, type BundleRule, type BundleSymbol, type SideEffect } from './bundle.js';
-import { MemoryCounterStore, counterKeyString, type CounterAction, type CounterKey, type CounterStore } from './counters.js';
-import { SnapshotStore, isVersioned, macrotask, type AsyncCounterStore } from './async-counters.js';
+import { MemoryCounterStore, checkedCounters, isMemoryStore, counterKeyString, type CounterAction, type CounterKey, type CounterStore } from './counters.js';
+import { SnapshotStore, checkedAsyncCounters, isVersioned, macrotask, type AsyncCounterStore } from './async-counters.js';
 import { SessionQueue } from './session-queue.js';
 import { SessionTable, type SessionBound } from './session-table.js';
 import { askDetector, DETECTOR_BACKED_PROFILES, RESERVED_DETECTORS, type Detector } from './detectors.js';
@@ -290,9 +290,13 @@ class RuleEngine implements Engine {
     readonly bundle: Bundle,
     options: EngineOptions,
   ) {
-    this.store = options.counters ?? new MemoryCounterStore(options.sessions);
+    // A host's store is checked ([OAR-FIRE-9]: a count it cannot give is a failure, never a wrong
+    // count); the engine's own in-memory store is trusted and read directly.
+    const counters = options.counters;
+    this.store = counters === undefined ? new MemoryCounterStore(options.sessions) : isMemoryStore(counters) ? counters : checkedCounters(counters);
     this.sessions = new SessionTable(options.sessions);
-    if (options.asyncCounters) this.asyncCounters = options.asyncCounters;
+    // Every shared store is checked: its values come from outside the process ([OAR-FIRE-9]).
+    if (options.asyncCounters) this.asyncCounters = checkedAsyncCounters(options.asyncCounters);
     if (options.events) this.events = options.events;
     this.facts = new OccurrenceFacts(bundle.symbols);
     this.inputCheck = new OccurrenceCheck(bundle);
@@ -357,7 +361,7 @@ class RuleEngine implements Engine {
     this.procedureRun = new ProcedureRun(byIndex, this.facts, this.counters, this.detected, (s) => this.activity(s));
     // A procedure applies side-effects itself only where they cannot fail (runtime/procedure.ts):
     // with a host's own counter store, every occurrence takes the generic path.
-    const ownStore = this.store instanceof MemoryCounterStore && Object.getPrototypeOf(this.store) === MemoryCounterStore.prototype;
+    const ownStore = isMemoryStore(this.store);
     if (options.procedures !== false && ownStore && bundle.procedures !== undefined) {
       for (const [anchor, procedure] of Object.entries(bundle.procedures)) this.procedures.set(anchor, procedure);
     }

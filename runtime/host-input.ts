@@ -40,6 +40,13 @@ const MEMBERS: ReadonlyMap<string, string | undefined> = new Map([
 const JSON_SPELLING: ReadonlyMap<string, string> = new Map([...MEMBERS].filter(([, j]) => j !== undefined).map(([ts, j]) => [j as string, ts]));
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const OBJECT_PROTOTYPE = Object.prototype;
+
+function className(proto: unknown): string {
+  const c: unknown = typeof proto === 'object' && proto !== null ? (proto as { constructor?: unknown }).constructor : undefined;
+  const name: unknown = typeof c === 'function' ? c.name : undefined;
+  return typeof name === 'string' && name !== '' ? name : 'a class';
+}
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -155,6 +162,14 @@ export class OccurrenceCheck {
     // own-property reads): every fact would silently read as its zero.
     if (!isPlainObject(facts) || facts instanceof Map) {
       throw new HostInputError([member], `decide: ${member} must be a plain object mapping declared fact names to values, got ${facts instanceof Map ? 'a Map (use Object.fromEntries)' : kindOf(facts)}`);
+    }
+    // A Promise (facts fetched but not awaited) or a class instance has no own properties by fact
+    // name either, so every fact would read as its zero and a block become an allow. A plain
+    // object's prototype is Object.prototype or null; one prototype read per occurrence.
+    const proto: unknown = Object.getPrototypeOf(facts);
+    if (proto !== OBJECT_PROTOTYPE && proto !== null) {
+      const what = typeof (facts as { then?: unknown }).then === 'function' ? 'a Promise (await it first)' : `an instance of ${className(proto)}`;
+      throw new HostInputError([member], `decide: ${member} must be a plain object mapping declared fact names to values, got ${what}`);
     }
     for (const name in facts) {
       // A declared name needs no own-property test: it passes either way.
