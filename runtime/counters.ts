@@ -147,7 +147,12 @@ export function applyCounterOp(values: Map<string, CounterValues>, op: CounterOp
   const k = counterKeyString(op.key);
   let v = values.get(k);
   if (v === undefined) values.set(k, (v = { fire_count: 0, breaker_count: 0 }));
-  switch (op.action) {
+  stepCounter(v, op.action);
+}
+
+/** One counter action on a pair of values, in place ([OAR-FIRE-4]). */
+export function stepCounter(v: CounterValues, action: CounterAction): void {
+  switch (action) {
     case 'increment_counter': v.fire_count++; break;
     case 'reset_counter': v.fire_count = 0; break;
     case 'increment_breaker': v.breaker_count++; break;

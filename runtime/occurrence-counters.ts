@@ -4,7 +4,7 @@
  * and reused by later occurrences, with its store key string, its name ([OAR-CONF-33]) and its
  * op objects; the values a counter had before this occurrence wrote it are kept in reused slots.
  */
-import { counterKeyString, counterName, ZERO_COUNTERS as ZERO, type CounterAction, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
+import { counterKeyString, counterName, stepCounter, ZERO_COUNTERS as ZERO, type CounterAction, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
 import type { CounterContext } from './occurrence.js';
 import { internalized } from './strings.js';
 
@@ -51,6 +51,8 @@ export class OccurrenceCounters implements CounterContext {
    */
   private readonly written: CounterCell[] = [];
   private readonly before: CounterValues[] = [];
+  /** The values after this occurrence's applied writes: the value before, stepped by each op. */
+  private readonly after: CounterValues[] = [];
   private readonly applied: boolean[] = [];
   private writes = 0;
   /**
@@ -156,29 +158,39 @@ export class OccurrenceCounters implements CounterContext {
       const now = this.store.read(cell.key); // a store that cannot be read records nothing
       i = this.writes++;
       this.written[i] = cell;
-      const kept = this.before[i];
-      if (kept === undefined) this.before[i] = { fire_count: now.fire_count, breaker_count: now.breaker_count };
-      else {
-        kept.fire_count = now.fire_count;
-        kept.breaker_count = now.breaker_count;
-      }
+      this.before[i] = keep(this.before[i], now);
+      this.after[i] = keep(this.after[i], now);
       this.applied[i] = false;
     }
     this.store.apply(ops);
+    const after = this.after[i] as CounterValues;
+    for (const op of ops) stepCounter(after, op.action);
     this.applied[i] = true;
   }
 
-  /** [OAR-EVAL-12] every counter this occurrence changed, by name, with its value now. */
+  /**
+   * [OAR-EVAL-12] every counter this occurrence changed, by name, with its value now: the value
+   * read before the first write, stepped by every op applied ([OAR-FIRE-4]) — not read back from
+   * the store, so a host store that answers a write with a bad read cannot make `decide()` throw
+   * after its rules were decided, and the decision costs one store read less per counter written.
+   */
   changed(): Record<string, CounterValues> {
     const out: Record<string, CounterValues> = {};
     for (let i = 0; i < this.writes; i++) {
       if (!this.applied[i]) continue;
-      const cell = this.written[i] as CounterCell;
-      const v = this.store.read(cell.key);
-      out[cell.name] = { fire_count: v.fire_count, breaker_count: v.breaker_count };
+      const v = this.after[i] as CounterValues;
+      out[(this.written[i] as CounterCell).name] = { fire_count: v.fire_count, breaker_count: v.breaker_count };
     }
     return out;
   }
+}
+
+/** `now`'s values in the reused slot `kept` (a new object the first time). */
+function keep(kept: CounterValues | undefined, now: CounterValues): CounterValues {
+  if (kept === undefined) return { fire_count: now.fire_count, breaker_count: now.breaker_count };
+  kept.fire_count = now.fire_count;
+  kept.breaker_count = now.breaker_count;
+  return kept;
 }
 
 /** The ops of `actions` on `cell`'s key, in order. */

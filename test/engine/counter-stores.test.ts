@@ -89,6 +89,26 @@ describe('[OAR-FIRE-9] a host store\'s synchronous reads are checked', () => {
     h.endSession('s');
     expect(calls).toEqual(['begin s', 'end', 'forget s']);
   });
+
+  it('[OAR-EVAL-12] the counters a decision reports are the value before its writes stepped by them, not a read after', () => {
+    // A store that reads well until it is written, then garbage: the decision was made on the
+    // good read, and reporting the changed counters must not read the store again (and throw).
+    const store = (): CounterStore => {
+      const inner = new MemoryCounterStore();
+      let written = false;
+      return {
+        read: (k) => (written ? (NaN as unknown as CounterValues) : inner.read(k)),
+        apply: (ops) => {
+          inner.apply(ops);
+          written = true;
+        },
+      };
+    };
+    const h = harness({ capability: CAP, rules: [COUNTER, GATE], options: () => ({ counters: store() }) });
+    const d = h.decide({ ...OCC, session: 's' });
+    expect(head(d)).toEqual({ decision: 'warn', code: 'COUNTER', rule: 'c/COUNTER' });
+    expect(d.counters).toEqual({ 'c/COUNTER': { fire_count: 1, breaker_count: 0 } });
+  });
 });
 
 /** An async store over memory, whose reads pass through `tamper`. */
