@@ -622,3 +622,125 @@ describe('detector://injection-corpus', () => {
     }
   });
 });
+
+/** A shell command of the README, as words, and the output its `# ` lines after it show. */
+interface ShellExample {
+  words: string[];
+  output: string[];
+}
+
+/**
+ * The commands of a ```sh block: words split as sh splits them (single quotes, which may span
+ * lines, and backslash-newline continuations; `|` its own word), each with the comment lines
+ * that follow it.
+ */
+function shellExamples(block: string): ShellExample[] {
+  const out: ShellExample[] = [];
+  let words: string[] = [];
+  let word: string | undefined;
+  const endWord = () => {
+    if (word !== undefined) words.push(word);
+    word = undefined;
+  };
+  const endCommand = () => {
+    endWord();
+    if (words.length > 0) out.push({ words, output: [] });
+    words = [];
+  };
+  for (let i = 0; i < block.length; i++) {
+    const c = block[i] as string;
+    if (c === "'") {
+      const close = block.indexOf("'", i + 1);
+      word = (word ?? '') + block.slice(i + 1, close);
+      i = close;
+    } else if (c === '\\' && block[i + 1] === '\n') i++;
+    else if (c === '\n') endCommand();
+    else if (c === '#' && word === undefined) {
+      endCommand();
+      const eol = block.indexOf('\n', i);
+      const line = block.slice(i + 1, eol === -1 ? undefined : eol);
+      out.at(-1)?.output.push(line.startsWith(' ') ? line.slice(1) : line);
+      i = eol === -1 ? block.length : eol;
+    } else if (c === ' ' || c === '\t') endWord();
+    else if (c === '|' && word === undefined) words.push('|');
+    else word = (word ?? '') + c;
+  }
+  endCommand();
+  return out;
+}
+
+/** `expected` (with `…` for what the README leaves out) is what `actual` says, in order. */
+function expectShown(actual: string, expected: string[], what: string): void {
+  // A line that goes on from the one before it is indented; joined, the lines are the one-line JSON.
+  const text = expected.map((l, i) => (i > 0 && /^\s/.test(l) ? l.trim() : `${i > 0 ? '\n' : ''}${l}`)).join('');
+  let at = 0;
+  for (const piece of text.split('…')) {
+    const found = actual.indexOf(piece, at);
+    expect(found, `${what}: README shows ${JSON.stringify(piece)}, the service answered ${actual}`).toBeGreaterThanOrEqual(0);
+    at = found + piece.length;
+  }
+}
+
+describe('the README', () => {
+  it("runs the decision service section's examples as written, and gets what it shows", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const start = readme.indexOf('## The decision service (`oarc serve`)');
+    const section = readme.slice(start, readme.indexOf('\n### ', start));
+    const blocks = [...section.matchAll(/```sh\n([^]*?)```/g)].map((m) => shellExamples(m[1] as string));
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    const [[start_, ...moreStart] = [], ...curlBlocks] = blocks;
+    expect(moreStart).toEqual([]);
+    // The command that starts it, with an ephemeral port instead of 8181.
+    const { words, output } = start_ as ShellExample;
+    expect(words.slice(0, 3)).toEqual(['npx', 'oarc', 'serve']);
+    const args = words.slice(3);
+    const portAt = args.indexOf('--port');
+    expect(portAt).toBeGreaterThan(-1);
+    args.splice(portAt, 2);
+    const s = await serve(args);
+    try {
+      for (const line of output) {
+        const shape = new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/revision [0-9a-f]{16}/, 'revision [0-9a-f]{16}').replace(/http:\/\/127\\\.0\\\.0\\\.1:8181/, 'http://127\\.0\\.0\\.1:\\d+')}$`, 'm');
+        expect(s.log(), line).toMatch(shape);
+      }
+      const examples = curlBlocks.flat();
+      expect(examples.length).toBeGreaterThanOrEqual(5);
+      for (const { words: w, output: shown } of examples) {
+        const what = w.join(' ');
+        const pipe = w.indexOf('|');
+        const curl = pipe === -1 ? w : w.slice(0, pipe);
+        expect(curl[0], what).toBe('curl');
+        const headers: Record<string, string> = {};
+        let body: string | undefined;
+        let url: string | undefined;
+        for (let i = 1; i < curl.length; i++) {
+          const a = curl[i] as string;
+          if (a === '-s') continue;
+          if (a === '-H') {
+            const h = curl[++i] as string;
+            headers[h.slice(0, h.indexOf(':')).toLowerCase()] = h.slice(h.indexOf(':') + 1).trim();
+          } else if (a === '-d') body = curl[++i];
+          else {
+            expect(a, `${what}: an option this test does not know`).not.toMatch(/^-/);
+            url = a;
+          }
+        }
+        expect(url, what).toMatch(/^localhost:8181\//);
+        // curl's -d sends a form unless a Content-Type header says otherwise.
+        if (body !== undefined) headers['content-type'] ??= 'application/x-www-form-urlencoded';
+        const res = await fetch(`${s.url}${(url as string).slice('localhost:8181'.length)}`, { method: body === undefined ? 'GET' : 'POST', headers, ...(body === undefined ? {} : { body }) });
+        let text = await res.text();
+        if (pipe !== -1) {
+          expect(w.slice(pipe + 1, pipe + 2), what).toEqual(['grep']);
+          const pattern = w[pipe + 2] as string;
+          text = text.split('\n').filter((l) => l.includes(pattern)).join('\n');
+          expect(text, what).not.toBe('');
+        }
+        if (shown.length > 0) expectShown(text, shown, what);
+        else expect(res.status, what).toBe(200);
+      }
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  });
+});
