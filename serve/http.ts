@@ -1,8 +1,11 @@
 /**
  * The HTTP face of the service, on node:http: five routes, JSON bodies read with a size limit,
  * errors as RFC 9457 problem details. Bad input is a 400 naming the member (a JSON Pointer into
- * the request body) — never a decision and never a stack trace; a fault in oarc is a 500 whose id
- * is also in the service log, beside the stack.
+ * the request body) or the header — never a decision and never a stack trace; a fault in oarc is a
+ * 500 whose id is also in the service log, beside the stack. A request is refused from its head
+ * where it can be (`admit`: before `100 Continue`, before its body is read), and what node's own
+ * parser refuses is answered as a problem too (`serveOn`). The checks on the path every decision
+ * takes are string and number tests on the head, with nothing allocated unless they refuse.
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
