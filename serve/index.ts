@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DecisionLog, type MaskPath } from './decision-log.js';
-import { handler } from './http.js';
+import { serveOn } from './http.js';
 import { DEFAULT_BUCKETS, Metrics } from './metrics.js';
 import type { PackSource } from './pack.js';
 import { Service, type ReloadReport } from './service.js';
@@ -54,17 +54,17 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
-  const onRequest = handler({ service, metrics, maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024, say: o.say, ...(o.token !== undefined ? { token: o.token } : {}) });
+  const routes = { service, metrics, maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024, say: o.say, ...(o.token !== undefined ? { token: o.token } : {}) };
   // One listener for every response ('close' comes once per response), not a closure per request.
   const closed = () => {
     if (--inFlight === 0) idle?.();
   };
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer();
+  serveOn(server, routes, (_req, res) => {
     inFlight++;
     // While draining, each response closes its connection, so keep-alive clients move elsewhere.
     if (draining) res.setHeader('connection', 'close');
     res.on('close', closed);
-    onRequest(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureBuilt } from '../support/build.js';
+import { exchange, rawRequest, type RawResponse } from '../support/raw-http.js';
 import { CLI, GW, PACK_ARGS, call, serve, type Reply, type Served } from '../support/serve.js';
 
 const REPEAT = { anchor: 'tool.pre_invoke', tool_call: { name: 'grep', arguments: { pattern: 'x' } } };
@@ -193,6 +194,192 @@ describe('deciding', () => {
     expect(count).toBe(decided);
     expect(samples.get('oarc_requests_rejected_total{status="400"}')).toBeGreaterThan(0);
     expect(samples.get('oarc_store_errors_total')).toBe(0);
+  });
+});
+
+/** The head of a POST of `body` to `path`, with `headers` (name: value lines) added. */
+const post = (path: string, body: string, ...headers: string[]) =>
+  [`POST ${path} HTTP/1.1`, 'host: 127.0.0.1', `content-length: ${Buffer.byteLength(body)}`, ...headers].join('\r\n');
+
+/** A problem response read off a raw connection, checked as `expectProblem` checks one. */
+function rawProblem(r: RawResponse | undefined, status: number): Record<string, unknown> {
+  expect(r, 'no response').toBeDefined();
+  return expectProblem({ status: r!.status, type: r!.headers.get('content-type')?.[0] ?? '', text: r!.body, json: r!.json, headers: new Headers() }, status);
+}
+
+describe('the HTTP layer', () => {
+  let s: Served;
+  let port = 0;
+  const body = JSON.stringify(REPEAT);
+  beforeAll(async () => {
+    s = await serve([...PACK_ARGS, '--max-body', '4096']);
+    port = Number(new URL(s.url).port);
+  });
+  afterAll(async () => {
+    expect(await s.stop()).toBe(0);
+  });
+
+  it('answers 415 to a POST with no Content-Type, and takes application/json with parameters', async () => {
+    for (const path of ['/v1/decide', '/v1/decide/batch']) {
+      const r = await rawRequest(port, post(path, path === '/v1/decide' ? body : `[${body}]`), path === '/v1/decide' ? body : `[${body}]`);
+      const p = rawProblem(r.responses[0], 415);
+      expect(p.detail).toMatch(/no Content-Type/);
+      expect(p.header).toBe('content-type');
+    }
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', 'application/json ; charset="utf-8"']) {
+      expect((await call(s.url, '/v1/decide', { body: REPEAT, headers: { 'content-type': type } })).status, type).toBe(200);
+    }
+  });
+
+  it('Expect: 100-continue: a request refused from its head gets the refusal, never 100 Continue; a good one gets 100 and its decision', async () => {
+    const refused: [string, number][] = [
+      [post('/v1/decide', body, 'content-type: text/plain'), 415],
+      [post('/v1/decide', body), 415],
+      [post('/v1/nowhere', body, 'content-type: application/json'), 404],
+      [post('/v1/health', body, 'content-type: application/json'), 405],
+      [`${post('/v1/decide', body, 'content-type: application/json')}`.replace(/content-length: \d+/, 'content-length: 5000'), 413],
+      [post('/v1/decide', body, 'content-type: application/json', 'oarc-session: '), 400],
+    ];
+    for (const [i, [head, status]] of refused.entries()) {
+      // The head only: a client waiting for 100 Continue sends no body. The first waits for the
+      // server to drop the connection (2 s after the refusal); the rest stop at the refusal.
+      const r = await exchange(port, (c) => void c.write(`${head}\r\nexpect: 100-continue\r\n\r\n`), 5000, i === 0 ? undefined : (rs) => rs.length > 0);
+      expect(r.text, head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(r.text).not.toMatch(/100 Continue/);
+      rawProblem(r.responses[0], status);
+      expect(r.responses[0]!.headers.get('connection')).toEqual(['close']);
+      if (i === 0) expect(r.closed).toBe(true);
+    }
+    const good = await exchange(port, async (c, first) => {
+      c.write(`${post('/v1/decide', body, 'content-type: application/json', 'connection: close')}\r\nexpect: 100-continue\r\n\r\n`);
+      expect(await first).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+      c.write(body);
+    });
+    expect(good.responses.map((x) => x.status)).toEqual([100, 200]);
+    expect(good.responses[1]!.json).toHaveProperty('decision');
+    // An expectation the service does not meet is a problem too, not node's bare 417.
+    rawProblem((await exchange(port, (c) => void c.write(`${post('/v1/decide', body, 'content-type: application/json')}\r\nexpect: telepathy\r\n\r\n`), 5000, (rs) => rs.length > 0)).responses[0], 417);
+  });
+
+  it('after an early refusal with a body in flight: Connection: close, the body read and discarded, then the connection closed', async () => {
+    // A body that never comes: the refusal at once, the connection dropped 2 s later.
+    const stalled = await exchange(port, (c) => void c.write(`${post('/v1/nowhere', 'x'.repeat(100_000), 'content-type: application/json')}\r\n\r\n${'x'.repeat(10)}`));
+    rawProblem(stalled.responses[0], 404);
+    expect(stalled.responses[0]!.headers.get('connection')).toEqual(['close']);
+    expect(stalled.closed).toBe(true);
+    expect(stalled.closedAfterMs).toBeGreaterThan(1500);
+    // A body sent whole with the head: discarded, and the connection closed at its end, not reset.
+    for (const [head, status] of [[post('/v1/decide', body, 'content-type: text/plain'), 415], [post('/v1/nope', body, 'content-type: application/json'), 404], [post('/v1/decide', body).replace('POST', 'PUT'), 405]] as const) {
+      const r = await rawRequest(port, head, body);
+      rawProblem(r.responses[0], status);
+      expect(r.responses).toHaveLength(1);
+      expect(r.responses[0]!.headers.get('connection')).toEqual(['close']);
+      expect(r.closed && !r.reset, head).toBe(true);
+      expect(r.closedAfterMs).toBeLessThan(1500);
+    }
+    // A body declared over --max-body is refused from the head; more than 4 × --max-body of it
+    // discarded drops the connection then, without waiting out the 2 s.
+    const flood = await exchange(port, (c) => void c.write(`${post('/v1/decide', 'x'.repeat(10_000_000), 'content-type: application/json')}\r\n\r\n${'x'.repeat(5 * 4096)}`));
+    expect(rawProblem(flood.responses[0], 413).detail).toMatch(/4096 bytes/);
+    expect(flood.closed).toBe(true);
+    expect(flood.closedAfterMs).toBeLessThan(1500);
+    // A 400 after the whole body was read keeps the connection: the next request on it is answered.
+    const kept = await exchange(port, (c) => void c.write(`${post('/v1/decide', '{"anchor":1}', 'content-type: application/json')}\r\n\r\n{"anchor":1}${post('/v1/decide', body, 'content-type: application/json', 'connection: close')}\r\n\r\n${body}`));
+    expect(kept.responses.map((x) => x.status)).toEqual([400, 200]);
+  });
+
+  it("answers what node's parser refuses with a problem, then closes the connection", async () => {
+    const cases: [string, number, RegExp][] = [
+      ['GET /v1/health HTTP/1.1 junk\r\nhost: x\r\n\r\n', 400, /not valid HTTP\/1\.1: /],
+      [`GET /v1/health HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, /over the limit of \d+ bytes/],
+      ['POST /v1/decide HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n', 400, /chunk/],
+      ['POST /v1/decide HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1\r\ncontent-length: 2\r\n\r\n{}', 400, /not valid HTTP/],
+    ];
+    for (const [text, status, detail] of cases) {
+      const r = await exchange(port, (c) => void c.write(text));
+      expect(rawProblem(r.responses[0], status).detail, text.slice(0, 60)).toMatch(detail);
+      expect(r.responses[0]!.headers.get('connection')).toEqual(['close']);
+      expect(r.closed).toBe(true);
+    }
+    expect((await call(s.url, '/metrics')).text).toMatch(/oarc_requests_rejected_total\{status="431"\} 1/);
+  });
+
+  it('Oarc-Session: one header of 1 to 1024 characters; session_id no longer than 1024 either', async () => {
+    const decide = (...headers: string[]) => rawRequest(port, post('/v1/decide', body, 'content-type: application/json', 'connection: close', ...headers), body);
+    for (const [headers, detail] of [
+      [['oarc-session: a', 'Oarc-Session: b'], /repeated/],
+      [['oarc-session: a', 'oarc-session: '], /repeated/],
+      [['oarc-session: '], /empty/],
+      [[`oarc-session: ${'s'.repeat(1025)}`], /1025 characters long, over the limit of 1024/],
+    ] as const) {
+      const p = rawProblem((await decide(...headers)).responses[0], 400);
+      expect(p.header).toBe('oarc-session');
+      expect(p.detail).toMatch(detail);
+    }
+    // A comma is part of one session name; 1024 characters is within the limit.
+    expect((await decide('oarc-session: tenant-a, agent-7')).responses[0]?.status).toBe(200);
+    expect((await decide(`oarc-session: ${'s'.repeat(1024)}`)).responses[0]?.status).toBe(200);
+    expectProblem(await call(s.url, '/v1/decide', { body: { ...REPEAT, session_id: 'x'.repeat(1025) } }), 400, '/session_id');
+    expect(expectProblem(await call(s.url, '/v1/decide/batch', { body: [REPEAT, { ...REPEAT, session_id: 'x'.repeat(1025) }] }), 400, '/1/session_id').decided).toBe(0);
+    expect((await call(s.url, '/v1/decide', { body: { ...REPEAT, session_id: 'x'.repeat(1024) } })).status).toBe(200);
+  });
+
+  it('answers 400 to a body that is not UTF-8, and decides one that spells U+FFFD', async () => {
+    const bad = Buffer.concat([Buffer.from('{"anchor":"tool.pre_invoke","content":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+    const p = rawProblem((await rawRequest(port, post('/v1/decide', 'x'.repeat(bad.length), 'content-type: application/json', 'connection: close'), bad)).responses[0], 400);
+    expect(p).toMatchObject({ type: 'urn:oarc:problem:invalid-utf8', pointer: '' });
+    const ok = await call(s.url, '/v1/decide', { body: { anchor: 'content.output', content: 'a \uFFFD replacement character' } });
+    expect(ok.status).toBe(200);
+  });
+
+  it('answers HEAD on the GET routes as GET, without the body', async () => {
+    for (const path of ['/v1/health', '/v1/bundle', '/metrics']) {
+      const got = await fetch(`${s.url}${path}`);
+      const text = await got.text();
+      const head = await fetch(`${s.url}${path}`, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(head.headers.get('content-type')).toBe(got.headers.get('content-type'));
+      // /metrics changes between the two requests; its length is of its own moment.
+      if (path !== '/metrics') expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+      expect(await head.text()).toBe('');
+    }
+    const r = await exchange(port, (c) => void c.write('HEAD /v1/health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n'));
+    expect(r.text).toMatch(/^HTTP\/1\.1 200 [^]*\r\n\r\n$/);
+    const refused = await fetch(`${s.url}/v1/decide`, { method: 'HEAD' });
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect(refused.headers.get('allow')).toBe('POST');
+    const post405 = await call(s.url, '/v1/health', { method: 'POST', body: REPEAT });
+    expectProblem(post405, 405);
+    expect(post405.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('routes an absolute-form request target by its path', async () => {
+    const r = await rawRequest(port, post(`http://127.0.0.1:${port}/v1/decide`, body, 'content-type: application/json', 'connection: close'), body);
+    expect(r.responses[0]?.status).toBe(200);
+    expect(r.responses[0]?.json).toHaveProperty('decision');
+    const h = await rawRequest(port, `GET HTTP://localhost/v1/health?probe=1 HTTP/1.1\r\nhost: localhost\r\nconnection: close`);
+    expect(h.responses[0]?.json).toMatchObject({ status: 'ok' });
+    rawProblem((await rawRequest(port, `GET http://localhost HTTP/1.1\r\nhost: localhost\r\nconnection: close`)).responses[0], 404);
+  });
+
+  it('lists in schema/serve.openapi.json every refusal each route can answer', () => {
+    const responses = (path: string, method: string) => Object.keys((OPENAPI.paths[path]?.[method] as { responses: object }).responses);
+    for (const path of ['/v1/decide', '/v1/decide/batch']) expect(responses(path, 'post')).toEqual(expect.arrayContaining(['200', '400', '401', '405', '413', '415', '431', '500', '503']));
+    for (const path of ['/v1/bundle', '/metrics']) {
+      for (const method of ['get', 'head']) expect(responses(path, method)).toEqual(expect.arrayContaining(['200', '400', '401', '405', '413', '431']));
+    }
+    for (const method of ['get', 'head']) expect(responses('/v1/health', method)).toEqual(expect.arrayContaining(['200', '400', '405', '413', '431', '503']));
+    expect(Object.keys((OPENAPI as unknown as { components: { responses: object } }).components.responses)).toContain('NotFound');
+    // Every reference in the document resolves.
+    const refs: string[] = [];
+    JSON.stringify(OPENAPI, (k, v: unknown) => (k === '$ref' && refs.push(v as string), v));
+    expect(refs.length).toBeGreaterThan(20);
+    for (const ref of refs) {
+      expect(ref, ref).toMatch(/^#\//);
+      const target = ref.slice(2).split('/').reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], OPENAPI);
+      expect(target, ref).toBeTypeOf('object');
+    }
   });
 });
 
@@ -432,6 +619,128 @@ describe('detector://injection-corpus', () => {
       expect(benign.json).toMatchObject({ decision: 'none' });
     } finally {
       await s.stop();
+    }
+  });
+});
+
+/** A shell command of the README, as words, and the output its `# ` lines after it show. */
+interface ShellExample {
+  words: string[];
+  output: string[];
+}
+
+/**
+ * The commands of a ```sh block: words split as sh splits them (single quotes, which may span
+ * lines, and backslash-newline continuations; `|` its own word), each with the comment lines
+ * that follow it.
+ */
+function shellExamples(block: string): ShellExample[] {
+  const out: ShellExample[] = [];
+  let words: string[] = [];
+  let word: string | undefined;
+  const endWord = () => {
+    if (word !== undefined) words.push(word);
+    word = undefined;
+  };
+  const endCommand = () => {
+    endWord();
+    if (words.length > 0) out.push({ words, output: [] });
+    words = [];
+  };
+  for (let i = 0; i < block.length; i++) {
+    const c = block[i] as string;
+    if (c === "'") {
+      const close = block.indexOf("'", i + 1);
+      word = (word ?? '') + block.slice(i + 1, close);
+      i = close;
+    } else if (c === '\\' && block[i + 1] === '\n') i++;
+    else if (c === '\n') endCommand();
+    else if (c === '#' && word === undefined) {
+      endCommand();
+      const eol = block.indexOf('\n', i);
+      const line = block.slice(i + 1, eol === -1 ? undefined : eol);
+      out.at(-1)?.output.push(line.startsWith(' ') ? line.slice(1) : line);
+      i = eol === -1 ? block.length : eol;
+    } else if (c === ' ' || c === '\t') endWord();
+    else if (c === '|' && word === undefined) words.push('|');
+    else word = (word ?? '') + c;
+  }
+  endCommand();
+  return out;
+}
+
+/** `expected` (with `…` for what the README leaves out) is what `actual` says, in order. */
+function expectShown(actual: string, expected: string[], what: string): void {
+  // A line that goes on from the one before it is indented; joined, the lines are the one-line JSON.
+  const text = expected.map((l, i) => (i > 0 && /^\s/.test(l) ? l.trim() : `${i > 0 ? '\n' : ''}${l}`)).join('');
+  let at = 0;
+  for (const piece of text.split('…')) {
+    const found = actual.indexOf(piece, at);
+    expect(found, `${what}: README shows ${JSON.stringify(piece)}, the service answered ${actual}`).toBeGreaterThanOrEqual(0);
+    at = found + piece.length;
+  }
+}
+
+describe('the README', () => {
+  it("runs the decision service section's examples as written, and gets what it shows", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const start = readme.indexOf('## The decision service (`oarc serve`)');
+    const section = readme.slice(start, readme.indexOf('\n### ', start));
+    const blocks = [...section.matchAll(/```sh\n([^]*?)```/g)].map((m) => shellExamples(m[1] as string));
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    const [[start_, ...moreStart] = [], ...curlBlocks] = blocks;
+    expect(moreStart).toEqual([]);
+    // The command that starts it, with an ephemeral port instead of 8181.
+    const { words, output } = start_ as ShellExample;
+    expect(words.slice(0, 3)).toEqual(['npx', 'oarc', 'serve']);
+    const args = words.slice(3);
+    const portAt = args.indexOf('--port');
+    expect(portAt).toBeGreaterThan(-1);
+    args.splice(portAt, 2);
+    const s = await serve(args);
+    try {
+      for (const line of output) {
+        const shape = new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/revision [0-9a-f]{16}/, 'revision [0-9a-f]{16}').replace(/http:\/\/127\\\.0\\\.0\\\.1:8181/, 'http://127\\.0\\.0\\.1:\\d+')}$`, 'm');
+        expect(s.log(), line).toMatch(shape);
+      }
+      const examples = curlBlocks.flat();
+      expect(examples.length).toBeGreaterThanOrEqual(5);
+      for (const { words: w, output: shown } of examples) {
+        const what = w.join(' ');
+        const pipe = w.indexOf('|');
+        const curl = pipe === -1 ? w : w.slice(0, pipe);
+        expect(curl[0], what).toBe('curl');
+        const headers: Record<string, string> = {};
+        let body: string | undefined;
+        let url: string | undefined;
+        for (let i = 1; i < curl.length; i++) {
+          const a = curl[i] as string;
+          if (a === '-s') continue;
+          if (a === '-H') {
+            const h = curl[++i] as string;
+            headers[h.slice(0, h.indexOf(':')).toLowerCase()] = h.slice(h.indexOf(':') + 1).trim();
+          } else if (a === '-d') body = curl[++i];
+          else {
+            expect(a, `${what}: an option this test does not know`).not.toMatch(/^-/);
+            url = a;
+          }
+        }
+        expect(url, what).toMatch(/^localhost:8181\//);
+        // curl's -d sends a form unless a Content-Type header says otherwise.
+        if (body !== undefined) headers['content-type'] ??= 'application/x-www-form-urlencoded';
+        const res = await fetch(`${s.url}${(url as string).slice('localhost:8181'.length)}`, { method: body === undefined ? 'GET' : 'POST', headers, ...(body === undefined ? {} : { body }) });
+        let text = await res.text();
+        if (pipe !== -1) {
+          expect(w.slice(pipe + 1, pipe + 2), what).toEqual(['grep']);
+          const pattern = w[pipe + 2] as string;
+          text = text.split('\n').filter((l) => l.includes(pattern)).join('\n');
+          expect(text, what).not.toBe('');
+        }
+        if (shown.length > 0) expectShown(text, shown, what);
+        else expect(res.status, what).toBe(200);
+      }
+    } finally {
+      expect(await s.stop()).toBe(0);
     }
   });
 });
