@@ -66,10 +66,17 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
     if (draining) res.setHeader('connection', 'close');
     res.on('close', closed);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 8181, o.host ?? '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(o.port ?? 8181, o.host ?? '127.0.0.1', () => resolve());
+    });
+  } catch (e) {
+    // A port in use: what was opened for the service is closed, so the process can exit.
+    await log?.close();
+    await shared?.close();
+    throw e;
+  }
   const { port, address, family } = server.address() as AddressInfo;
   const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
 

@@ -49,7 +49,14 @@ export async function connectRedis(where: string | RedisConnect, prefix: string 
     ...(c.waitReplicas === undefined ? {} : { waitReplicas: c.waitReplicas }),
     ...(c.waitTimeoutMs === undefined ? {} : { waitTimeoutMs: c.waitTimeoutMs }),
   });
-  await store.ready();
+  try {
+    await store.ready();
+  } catch (e) {
+    // The client reconnects forever by default: closed here, a service that cannot reach its
+    // store exits with the message instead of hanging on a connection it will never use.
+    await store.close();
+    throw e;
+  }
   return {
     store: counted(store, onError),
     async close() {

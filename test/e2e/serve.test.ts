@@ -606,6 +606,31 @@ describe('refusing to start', () => {
   });
 });
 
+describe('refusing to start, and exiting', () => {
+  it('a Redis that does not answer: exit 1 naming it, not a process kept alive by the reconnecting client', () => {
+    // Port 1 on loopback: nothing listens there, so every connection attempt is refused.
+    const t0 = Date.now();
+    const r = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', ...PACK_ARGS, '--redis', 'redis://127.0.0.1:1'], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/Redis not ready after \d+ ms: connect ECONNREFUSED 127\.0\.0\.1:1/);
+    expect(r.stderr).not.toMatch(/listening on/);
+    expect(Date.now() - t0).toBeLessThan(25_000);
+  }, 40_000);
+
+  it('a port in use: exit 1 saying so, with the decision log it opened closed', async () => {
+    const s = await serve(PACK_ARGS);
+    try {
+      const port = new URL(s.url).port;
+      const dir = mkdtempSync(join(tmpdir(), 'oarc-port-'));
+      const r = spawnSync(process.execPath, [CLI, 'serve', '--port', port, ...PACK_ARGS, '--decision-log', join(dir, 'log.jsonl')], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/EADDRINUSE/);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe('detector://injection-corpus', () => {
   it('--injection-corpus registers it over the corpus given, as oarc eval does', async () => {
     const args = [join(GW, 'rules.yaml'), '--capability', join(GW, 'capability.yaml'), '--detectors', join(ROOT, 'test/e2e/fixtures/scanner-only.mjs'), '--injection-corpus', join(ROOT, 'injection/corpus/seed-v1.jsonl')];
