@@ -101,7 +101,6 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
     await service.drain();
     return EXIT_INPUT;
   }
-  say(`listening on ${service.url}${service.firstLoad.ok ? '' : ' (not ready: the pack did not load; waiting for a change)'}`);
 
   // --watch: reload after a change to any input; changes within 100 ms of each other are one reload.
   let stopWatch = () => undefined as void;
@@ -122,10 +121,14 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
     void service.reload();
   };
   process.on('SIGHUP', onHup);
-  const signal = await new Promise<string>((resolve) => {
+  const stopped = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
+  // Said only once every handler is in place: a supervisor that signals on seeing this line gets
+  // a reload or a drain, never the default action (which would end the process mid-request).
+  say(`listening on ${service.url}${service.firstLoad.ok ? '' : ' (not ready: the pack did not load; waiting for a change)'}`);
+  const signal = await stopped;
   say(`${signal}: draining`);
   stopWatch();
   process.off('SIGHUP', onHup);
