@@ -6,6 +6,7 @@
  * one `{"dropped": N}` line written once the sink catches up, so a reader of the log sees the gap.
  */
 import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 
 /**
@@ -54,7 +55,12 @@ export interface DecisionLogOptions {
   /** Bytes of lines held while the sink is busy; default 8 MiB. */
   bufferBytes?: number;
   onDrop?: () => void;
+  /** A line for the service log: the sink failing (once), a record that is not JSON (at most once a minute). */
+  say?: (line: string) => void;
 }
+
+/** How often a record that cannot be written as JSON is said in the service log, at most. */
+const UNSERIALISABLE_SAY_MS = 60_000;
 
 export class DecisionLog {
   private readonly sink: Writable;
@@ -67,14 +73,36 @@ export class DecisionLog {
   private writing = false;
   private idle: (() => void)[] = [];
   private failure: Error | undefined;
+  private readonly say: (line: string) => void;
+  private unserialisableSaidAt = -Infinity;
 
-  constructor(opts: DecisionLogOptions) {
-    this.ownsSink = typeof opts.target === 'string' && opts.target !== '-';
+  /**
+   * A log whose file is opened before this resolves: a path that cannot be appended to (a missing
+   * directory, a directory, no permission) rejects here, naming it, so a service fails to start
+   * instead of starting with a log that loses every line.
+   */
+  static async open(opts: DecisionLogOptions): Promise<DecisionLog> {
+    const { target } = opts;
+    if (typeof target !== 'string' || target === '-') return new DecisionLog(opts);
+    let handle;
+    try {
+      handle = await open(target, 'a');
+    } catch (e) {
+      throw new Error(`cannot open the decision log ${target}: ${(e as Error).message}`);
+    }
+    return new DecisionLog({ ...opts, target: createWriteStream('', { fd: handle }) }, true);
+  }
+
+  constructor(opts: DecisionLogOptions, ownsStream = false) {
+    this.ownsSink = ownsStream || (typeof opts.target === 'string' && opts.target !== '-');
     this.sink = typeof opts.target !== 'string' ? opts.target : opts.target === '-' ? process.stdout : createWriteStream(opts.target, { flags: 'a' });
     this.limit = opts.bufferBytes ?? 8 * 1024 * 1024;
     this.onDrop = opts.onDrop ?? (() => undefined);
+    this.say = opts.say ?? (() => undefined);
     this.sink.on('error', (e) => {
-      // A sink that fails (disk full, a closed pipe) loses lines, not the service: count them as dropped.
+      // A sink that fails (disk full, a closed pipe) loses lines, not the service: count them as
+      // dropped, and say it once — every later line is dropped the same way.
+      if (this.failure === undefined) this.say(`decision log failed, its lines are dropped from now on (oarc_decision_log_dropped_total counts them): ${e.message}`);
       this.failure = e;
       this.writing = false;
       for (const f of this.idle.splice(0)) f();
@@ -87,7 +115,21 @@ export class DecisionLog {
   }
 
   write(record: object): void {
-    const line = `${JSON.stringify(record)}\n`;
+    let line: string;
+    try {
+      line = `${JSON.stringify(record)}\n`;
+    } catch (e) {
+      // A value JSON cannot write (a BigInt, a cycle, a throwing toJSON) costs its line, never the
+      // decision or the service: dropped and counted, and said at most once a minute.
+      this.dropped++;
+      this.onDrop();
+      const now = Date.now();
+      if (now - this.unserialisableSaidAt >= UNSERIALISABLE_SAY_MS) {
+        this.unserialisableSaidAt = now;
+        this.say(`a decision log line was dropped: it cannot be written as JSON (${(e as Error).message})`);
+      }
+      return;
+    }
     if (this.failure !== undefined || this.queued + line.length > this.limit) {
       this.dropped++;
       this.onDrop();

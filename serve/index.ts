@@ -40,7 +40,13 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
   const metrics = new Metrics(o.latencyBuckets ?? DEFAULT_BUCKETS);
   let shared: SharedStore | undefined;
   if (o.redis) shared = await connectRedis(o.redis, undefined, () => metrics.storeError());
-  const log = o.decisionLog ? new DecisionLog({ target: o.decisionLog.target, onDrop: () => metrics.logLineDropped(), ...(o.decisionLog.bufferBytes ? { bufferBytes: o.decisionLog.bufferBytes } : {}) }) : undefined;
+  let log: DecisionLog | undefined;
+  try {
+    if (o.decisionLog) log = await DecisionLog.open({ target: o.decisionLog.target, onDrop: () => metrics.logLineDropped(), say: o.say, ...(o.decisionLog.bufferBytes ? { bufferBytes: o.decisionLog.bufferBytes } : {}) });
+  } catch (e) {
+    await shared?.close();
+    throw e;
+  }
   const service = new Service({
     source: o.source,
     metrics,

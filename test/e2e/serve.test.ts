@@ -617,6 +617,14 @@ describe('refusing to start, and exiting', () => {
     expect(Date.now() - t0).toBeLessThan(25_000);
   }, 40_000);
 
+  it('a decision log that cannot be opened: exit 1 naming it, before listening', () => {
+    const file = join(tmpdir(), `oarc-no-such-dir-${process.pid}`, 'log.jsonl');
+    const r = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', ...PACK_ARGS, '--decision-log', file], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toContain(`cannot open the decision log ${file}: ENOENT`);
+    expect(r.stderr).not.toMatch(/listening on/);
+  });
+
   it('a port in use: exit 1 saying so, with the decision log it opened closed', async () => {
     const s = await serve(PACK_ARGS);
     try {

@@ -1,4 +1,7 @@
 /** The decision log's masking and its policy when the sink is slower than the traffic. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DecisionLog, MASKED, mask, parseMaskPath } from '../../serve/decision-log.js';
@@ -61,5 +64,64 @@ describe('a sink slower than the traffic', () => {
     const lines = sink.chunks.join('').trimEnd().split('\n').map((l) => JSON.parse(l) as { n?: number; dropped?: number });
     expect(lines.map((l) => l.n)).toEqual([0, 1, 2, undefined]);
     expect(lines[3]).toMatchObject({ dropped: 18 });
+  });
+});
+
+/** A sink that keeps what it is given. */
+class MemorySink extends Writable {
+  readonly chunks: string[] = [];
+  override _write(chunk: Buffer, _enc: string, done: () => void): void {
+    this.chunks.push(chunk.toString());
+    done();
+  }
+}
+
+describe('a record or a sink that fails', () => {
+  it('a record JSON cannot write (a BigInt, a cycle) is dropped and counted, said at most once a minute; the next line is written', async () => {
+    const sink = new MemorySink();
+    let drops = 0;
+    const said: string[] = [];
+    const log = new DecisionLog({ target: sink, onDrop: () => drops++, say: (l) => said.push(l) });
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => log.write({ n: 1n })).not.toThrow();
+    expect(() => log.write({ cycle })).not.toThrow();
+    log.write({ n: 3 });
+    await log.close();
+    expect(drops).toBe(2);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/cannot be written as JSON/);
+    const lines = sink.chunks.join('').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toEqual({ n: 3 });
+    expect(lines[1]).toMatchObject({ dropped: 2 });
+  });
+
+  it('a file that cannot be opened is refused when the log opens, naming the path', async () => {
+    const missing = join(tmpdir(), `oarc-no-such-dir-${process.pid}`, 'log.jsonl');
+    await expect(DecisionLog.open({ target: missing })).rejects.toThrow(`cannot open the decision log ${missing}: ENOENT`);
+    await expect(DecisionLog.open({ target: tmpdir() })).rejects.toThrow(/cannot open the decision log .*EISDIR/);
+  });
+
+  it('a file opened is appended to, and closed by close()', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oarc-log-'));
+    const file = join(dir, 'log.jsonl');
+    writeFileSync(file, '{"before":true}\n');
+    const log = await DecisionLog.open({ target: file });
+    log.write({ n: 1 });
+    await log.close();
+    expect(readFileSync(file, 'utf8')).toBe('{"before":true}\n{"n":1}\n');
+  });
+
+  it('a sink that fails is said once, and every later line is dropped and counted', async () => {
+    const sink = new Writable({ write: (_c, _e, done) => done(new Error('disk full')) });
+    let drops = 0;
+    const said: string[] = [];
+    const log = new DecisionLog({ target: sink, onDrop: () => drops++, say: (l) => said.push(l) });
+    log.write({ n: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 5; i++) log.write({ n: i });
+    expect(drops).toBe(5);
+    expect(said).toEqual([expect.stringMatching(/decision log failed.*disk full/)]);
+    await log.close();
   });
 });
