@@ -445,6 +445,10 @@ ${REDIS_HELP}
       --token-file <file>   require Authorization: Bearer <the token in the file> on every
                             route but /v1/health
       --max-body <bytes>    the largest request body (default 1048576)
+      --max-sessions <n>    in-memory sessions kept (counters, activity); beyond it the least
+                            recently used is forgotten (default 250000)
+      --session-idle <s>    seconds after which an unused in-memory session is forgotten
+                            (default 86400)
       --latency-buckets <s> the latency histogram's bucket bounds in seconds, comma-separated
   -h, --help                show this help
 

@@ -9,6 +9,7 @@ import { serveOn } from './http.js';
 import { DEFAULT_BUCKETS, Metrics } from './metrics.js';
 import type { PackSource } from './pack.js';
 import { Service, type ReloadReport } from './service.js';
+import type { SessionBound } from '../runtime/session-table.js';
 import { connectRedis, type RedisConnect, type SharedStore } from './store.js';
 
 export { packInputs, type PackSource } from './pack.js';
@@ -22,6 +23,8 @@ export interface ServeOptions {
   decisionLog?: { target: string; mask?: readonly MaskPath[]; bufferBytes?: number };
   token?: string;
   maxBodyBytes?: number;
+  /** The in-memory session bound (counters and activity windows): `--max-sessions`, `--session-idle`. */
+  sessions?: SessionBound;
   latencyBuckets?: readonly number[];
   say: (line: string) => void;
 }
@@ -51,6 +54,7 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
     source: o.source,
     metrics,
     say: o.say,
+    ...(o.sessions ? { sessions: o.sessions } : {}),
     ...(shared ? { store: shared.store } : {}),
     ...(log ? { log } : {}),
     ...(o.decisionLog?.mask ? { mask: o.decisionLog.mask } : {}),

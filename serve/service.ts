@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MemoryCounterStore, createEngine, occurrenceFromJson, type AsyncCounterStore, type Bundle, type Decision, type Engine, type Occurrence } from '../runtime/index.js';
+import type { SessionBound } from '../runtime/session-table.js';
 import type { DecisionLog, MaskPath } from './decision-log.js';
 import { mask } from './decision-log.js';
 import type { Metrics } from './metrics.js';
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   /** The shared store (`--redis`): decisions go through `decideAsync`. */
   store?: AsyncCounterStore;
   log?: DecisionLog;
+  /** The bound on in-memory sessions: the counter store's and each engine's activity windows. */
+  sessions?: SessionBound;
   mask?: readonly MaskPath[];
   /** One line for the service log (stderr). */
   say: (line: string) => void;
@@ -52,9 +55,11 @@ export class Service {
    * a rule still in the new pack keeps its counts. (Activity windows are an engine's own and start
    * afresh with the new pack.)
    */
-  private readonly memory = new MemoryCounterStore();
+  private readonly memory: MemoryCounterStore;
 
-  constructor(private readonly opts: ServiceOptions) {}
+  constructor(private readonly opts: ServiceOptions) {
+    this.memory = new MemoryCounterStore(opts.sessions);
+  }
 
   get ready(): boolean {
     return this.serving !== undefined;
@@ -82,7 +87,7 @@ export class Service {
       const r = await loadServedPack(this.opts.source);
       if (r.ok) {
         const { bundle, detectors, revision } = r.loaded;
-        const engine = createEngine(bundle, { detectors, counters: this.memory, ...(this.opts.store ? { asyncCounters: this.opts.store } : {}) });
+        const engine = createEngine(bundle, { detectors, counters: this.memory, ...(this.opts.sessions ? { sessions: this.opts.sessions } : {}), ...(this.opts.store ? { asyncCounters: this.opts.store } : {}) });
         // The swap: one assignment. Requests already deciding hold the engine they started with.
         this.serving = { engine, bundle, info: { revision, compiler: bundle.compiler, rules: bundle.rules.length, loaded_at: at, warnings: r.warnings } };
         report = { ok: true, at, revision };

@@ -12,6 +12,7 @@ import { redisConfigFrom, REDIS_OPTIONS } from '../redis-options.js';
 import { EXIT_INPUT, EXIT_OK, InputError, UsageError, oneLine } from '../errors.js';
 import type { Io } from '../output.js';
 import { PACK_OPTIONS } from '../pack.js';
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_SESSIONS } from '../../runtime/session-table.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
@@ -25,6 +26,8 @@ const OPTIONS = {
   'log-mask': { type: 'string', multiple: true },
   'token-file': { type: 'string' },
   'max-body': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'session-idle': { type: 'string' },
   'latency-buckets': { type: 'string' },
 } as const;
 
@@ -77,6 +80,10 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
   const say = (line: string) => io.err(`oarc serve: ${line}\n`);
   const port = integer(str(p, 'port'), 'port', 8181, 0, 65535);
   const maxBodyBytes = integer(str(p, 'max-body'), 'max-body', 1024 * 1024, 1, 2 ** 31);
+  const sessions = {
+    maxSessions: integer(str(p, 'max-sessions'), 'max-sessions', DEFAULT_MAX_SESSIONS, 1, 2 ** 31),
+    idleMs: integer(str(p, 'session-idle'), 'session-idle', DEFAULT_IDLE_MS / 1000, 1, 10 * 365 * 86_400) * 1000,
+  };
   const token = tokenFile === undefined ? undefined : readToken(tokenFile);
 
   let service;
@@ -86,6 +93,7 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
       host: str(p, 'host') ?? '127.0.0.1',
       port,
       maxBodyBytes,
+      sessions,
       say,
       ...(redis === undefined ? {} : { redis }),
       ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: { target: str(p, 'decision-log') as string, mask: masks } }),

@@ -639,6 +639,33 @@ describe('refusing to start, and exiting', () => {
   });
 });
 
+describe('--max-sessions', () => {
+  it('bounds the in-memory sessions: beyond it the least recently used is forgotten, its counters with it', async () => {
+    const occ = (session: string) => ({ anchor: 'tool.pre_invoke', session_id: session, tool_call: { name: 'read', arguments: { path: '/workspace/a.ts' } } });
+    const decide = async (url: string, session: string) => ((await call(url, '/v1/decide', { body: occ(session) })).json as { decision: string }).decision;
+    for (const [flags, afterOther] of [[[], 'block'], [['--max-sessions', '1'], 'none']] as const) {
+      const s = await serve([...PACK_ARGS, ...flags]);
+      try {
+        // The third identical call is a repeat counted twice: BLOCK_REPEAT.
+        expect([await decide(s.url, 'a'), await decide(s.url, 'a'), await decide(s.url, 'a')]).toEqual(['none', 'nudge', 'block']);
+        await decide(s.url, 'b');
+        // With one session kept, b pushed a out: a's count starts again.
+        expect(await decide(s.url, 'a')).toBe(afterOther);
+      } finally {
+        await s.stop();
+      }
+    }
+  });
+
+  it('refuses a bound that is not a whole number', () => {
+    for (const flag of [['--max-sessions', '0'], ['--session-idle', 'soon'], ['--session-idle', '1.5']]) {
+      const r = spawnSync(process.execPath, [CLI, 'serve', ...PACK_ARGS, ...flag], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`${flag[0]} takes a whole number`));
+    }
+  });
+});
+
 describe('detector://injection-corpus', () => {
   it('--injection-corpus registers it over the corpus given, as oarc eval does', async () => {
     const args = [join(GW, 'rules.yaml'), '--capability', join(GW, 'capability.yaml'), '--detectors', join(ROOT, 'test/e2e/fixtures/scanner-only.mjs'), '--injection-corpus', join(ROOT, 'injection/corpus/seed-v1.jsonl')];
