@@ -4,12 +4,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { SessionBound } from '../runtime/session-table.js';
 import { DecisionLog, type MaskPath } from './decision-log.js';
 import { serveOn } from './http.js';
 import { DEFAULT_BUCKETS, Metrics } from './metrics.js';
 import type { PackSource } from './pack.js';
 import { Service, type ReloadReport } from './service.js';
-import type { SessionBound } from '../runtime/session-table.js';
 import { connectRedis, type RedisConnect, type SharedStore } from './store.js';
 
 export { packInputs, type PackSource } from './pack.js';
