@@ -447,8 +447,8 @@ ${REDIS_HELP}
       --max-body <bytes>    the largest request body (default 1048576)
       --max-sessions <n>    in-memory sessions kept (counters, activity); beyond it the least
                             recently used is forgotten (default 250000)
-      --session-idle <s>    seconds after which an unused in-memory session is forgotten
-                            (default 86400)
+      --session-idle <s>    seconds after which an unused session is forgotten, in memory
+                            and (with --redis) as its keys' TTL (default 86400)
       --latency-buckets <s> the latency histogram's bucket bounds in seconds, comma-separated
   -h, --help                show this help
 

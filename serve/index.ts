@@ -42,7 +42,9 @@ export interface RunningService {
 export async function startService(o: ServeOptions): Promise<RunningService> {
   const metrics = new Metrics(o.latencyBuckets ?? DEFAULT_BUCKETS);
   let shared: SharedStore | undefined;
-  if (o.redis) shared = await connectRedis(o.redis, undefined, () => metrics.storeError());
+  // A session idle for --session-idle is forgotten in memory and in Redis alike.
+  const ttl = o.sessions?.idleMs === undefined ? {} : { ttlSeconds: Math.ceil(o.sessions.idleMs / 1000) };
+  if (o.redis) shared = await connectRedis({ ...o.redis, ...ttl }, undefined, () => metrics.storeError());
   let log: DecisionLog | undefined;
   try {
     if (o.decisionLog) log = await DecisionLog.open({ target: o.decisionLog.target, onDrop: () => metrics.logLineDropped(), say: o.say, ...(o.decisionLog.bufferBytes ? { bufferBytes: o.decisionLog.bufferBytes } : {}) });

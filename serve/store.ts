@@ -36,6 +36,8 @@ export interface RedisConnect {
   prefix?: string;
   waitReplicas?: number;
   waitTimeoutMs?: number;
+  /** Idle sessions' keys expire after this many seconds (`--session-idle`); the store's default otherwise. */
+  ttlSeconds?: number;
 }
 
 /** Connect the shared store; `where` is a URL (as before) or a `RedisConnect`, whose prefix wins over `prefix`. */
@@ -48,6 +50,7 @@ export async function connectRedis(where: string | RedisConnect, prefix: string 
     ...(p === undefined ? {} : { prefix: p }),
     ...(c.waitReplicas === undefined ? {} : { waitReplicas: c.waitReplicas }),
     ...(c.waitTimeoutMs === undefined ? {} : { waitTimeoutMs: c.waitTimeoutMs }),
+    ...(c.ttlSeconds === undefined ? {} : { ttlSeconds: c.ttlSeconds }),
   });
   try {
     await store.ready();

@@ -41,6 +41,20 @@ describeRedis('binary', 'oarc serve --redis', () => {
     expect((await call(a.url, '/metrics')).text).toMatch(/^oarc_store_errors_total 0$/m);
   });
 
+  it('--session-idle is also the TTL of a session\'s keys in Redis', async () => {
+    const c = await serve([...PACK_ARGS, '--redis', redis.url, '--redis-prefix', 'idle:', '--session-idle', '90']);
+    try {
+      await call(c.url, '/v1/decide', { body: { ...REPEAT, session_id: 'idle' } });
+      // Replies are raw RESP: a one-key array (`*1`, `$<n>`, the key), then an integer (`:<ttl>`).
+      const key = /^\*1\r\n\$\d+\r\n([^\r]+)\r\n$/.exec(await redis.command('KEYS', 'idle:*COUNT_REPEATS*'))?.[1] as string;
+      const ttl = Number(/^:(-?\d+)\r\n$/.exec(await redis.command('TTL', key))?.[1]);
+      expect(ttl).toBeGreaterThan(80);
+      expect(ttl).toBeLessThanOrEqual(90);
+    } finally {
+      expect(await c.stop()).toBe(0);
+    }
+  });
+
   it('counts store errors when Redis stops answering, and the rules take on_error', async () => {
     redis.pause();
     try {
