@@ -6,7 +6,8 @@
  * increment and reset in one atomic batch.
  */
 import type { CounterKey, CounterOp, CounterStore, CounterValues } from './counters.js';
-import { ZERO_COUNTERS, applyCounterOp, checkedValues, counterKeyString, markHandled } from './counters.js';
+import { ZERO_COUNTERS, applyCounterOp, checkedValues, counterKeyString } from './counters.js';
+import { markHandled } from './thrown.js';
 
 export interface AsyncCounterStore {
   /** The values of every key, in order, in one round trip. */

@@ -5,6 +5,7 @@
  */
 
 import { SessionTable, type SessionBound } from './session-table.js';
+import { markHandled } from './thrown.js';
 
 export interface CounterKey {
   readonly rule: string;
@@ -103,16 +104,6 @@ export function checkedValues(v: unknown, key: CounterKey): CounterValues {
   throw new Error(`oarc: the counter store read ${got} for counter ${counterName(key)}; a counter is a non-negative safe integer`);
 }
 
-const promiseThen = Promise.prototype.then;
-const ignore = (): void => {};
-/** A native Promise the engine will not await must not become an unhandled rejection. */
-export function markHandled(v: unknown): void {
-  try {
-    promiseThen.call(v, undefined, ignore);
-  } catch {
-    // not a native Promise: its `then` is host code, not called
-  }
-}
 
 /**
  * A host's synchronous store, checked: what it reads back goes through `checkedValues`, and an

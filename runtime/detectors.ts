@@ -6,7 +6,7 @@
 import type { FactReader } from './facts.js';
 import type { Occurrence } from './occurrence.js';
 import { Raise } from './raise.js';
-import { describeThrown } from './thrown.js';
+import { describeThrown, markHandled } from './thrown.js';
 
 export interface DetectorInput {
   /** The reference the rule named. */
@@ -44,8 +44,6 @@ export function runDetector(detector: Detector, input: DetectorInput): Readonly<
 }
 
 const OBJECT_PROTOTYPE = Object.prototype;
-const promiseThen = Promise.prototype.then;
-const ignore = (): void => {};
 
 /**
  * The one check of what a detector reported, on every path (`runDetector`, and `askDetector`'s
@@ -76,14 +74,7 @@ export function detectorResult(produced: unknown, ref: string): Readonly<Record<
   } catch (e) {
     return new Raise('provider_failure', `detector ${ref} returned a value that cannot be inspected: ${describeThrown(e)}`);
   }
-  // A rejected Promise nobody awaits would be an unhandled rejection (which ends a Node process):
-  // the engine never awaits it, so it marks it handled. Only a native Promise, whose `then` is the
-  // engine's own; a host thenable's `then` is host code and is not called.
-  try {
-    promiseThen.call(produced, undefined, ignore);
-  } catch {
-    // not a native Promise
-  }
+  markHandled(produced);
   return new Raise('provider_failure', `detector ${ref} returned ${what}, not a plain object of facts by name`);
 }
 

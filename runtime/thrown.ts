@@ -21,3 +21,19 @@ export function describeThrown(e: unknown): string {
   }
   return `a thrown ${e === null ? 'null' : typeof e} that cannot be described`;
 }
+
+const promiseThen = Promise.prototype.then;
+const ignore = (): void => {};
+
+/**
+ * A native Promise the engine refuses and will not await (a detector's or a store's answer) must
+ * not become an unhandled rejection, which ends a Node process. Only a native Promise: `then` is
+ * the engine's own; a host thenable's `then` is host code and is not called.
+ */
+export function markHandled(v: unknown): void {
+  try {
+    promiseThen.call(v, undefined, ignore);
+  } catch {
+    // not a native Promise
+  }
+}
