@@ -37,6 +37,7 @@ import { error, warning, type Diagnostic, type SourceLocation } from '../diagnos
 import { alignScalar, codePointsToUnits, spanOf, type ScalarStyle } from './scalar-map.js';
 import { JsonError, locateJson, parseJson, type JsonParsed, type JsonPos } from './json.js';
 import { pushAll } from '../arrays.js';
+import { fastYaml, type FastDoc } from './yaml-fast.js';
 
 export type DocPath = (string | number)[];
 
@@ -100,6 +101,11 @@ export interface ParseOptions {
    * Default true; a caller reading a single document (a fixture) may turn it off.
    */
   expandSequences?: boolean;
+  /**
+   * Read YAML with the `yaml` package alone, never the fast reader for plain rule YAML
+   * (yaml-fast.ts). The result is the same either way; this exists to compare the two.
+   */
+  fullYaml?: boolean;
 }
 
 export interface ParseResult {
@@ -315,7 +321,6 @@ interface Limits {
 }
 
 function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseResult {
-  const diagnostics: Diagnostic[] = [];
   const limits: Limits = {
     maxDepth: Math.max(1, Math.min(opts.maxDepth ?? DEFAULT_MAX_DEPTH, HARD_MAX_DEPTH)),
     maxAliasCount: Math.max(0, opts.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT),
@@ -331,9 +336,35 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
   // as an editor shows them.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (format0 === 'yaml' && text.includes('\ufeff')) text = dropDocumentBoms(text);
-  const format = format0;
-  if (format === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false, opts.maxNodes ?? DEFAULT_MAX_JSON_NODES);
+  if (format0 === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false, opts.maxNodes ?? DEFAULT_MAX_JSON_NODES);
+  const fast = opts.fullYaml === true ? undefined : fastYaml(text, { maxDepth: limits.maxDepth, bigInts: limits.bigInts, expand: opts.expandSequences !== false });
+  return fast ? fastSource(fast, text, file, () => parseYaml(text, file, opts, limits)) : parseYaml(text, file, opts, limits);
+}
 
+/**
+ * Documents read by the fast reader (yaml-fast.ts). Their own positions are known; any other
+ * position is asked of the full pipeline, run once, the first time one is needed — for a pack
+ * that loads without a diagnostic, never.
+ */
+function fastSource(fast: readonly FastDoc[], text: string, file: string, full: () => ParseResult): ParseResult {
+  const pos = positionsIn(text, file);
+  let docs: SourceDoc[] | undefined;
+  const fullDoc = (k: number): SourceDoc | undefined => (docs ??= full().docs)[k];
+  return {
+    docs: fast.map((d, k) => ({
+      value: d.value,
+      file,
+      index: d.index,
+      inCollection: d.inCollection,
+      locate: (path) => (path.length === 0 ? pos(d.at) : (fullDoc(k)?.locate(path) ?? pos(d.at))),
+      locateText: (path, offset, length) => fullDoc(k)?.locateText(path, offset, length) ?? pos(d.at),
+    })),
+    diagnostics: [],
+  };
+}
+
+function parseYaml(text: string, file: string, opts: ParseOptions, limits: Limits): ParseResult {
+  const diagnostics: Diagnostic[] = [];
   const lines = new LineCounter();
   const pos = (offset: number) => toPosition(file, lines, offset);
   const tokens = lexAndParse(text, lines, limits.maxDepth);
@@ -342,7 +373,7 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
     return { docs: [], diagnostics: [depthError(limits.maxDepth, pos(tooDeep))] };
   }
 
-  const yamlDocs = compose(tokens, format);
+  const yamlDocs = compose(tokens);
   const unusable = new Set(yamlDocs.filter((d) => reportComposeProblems(d, pos, diagnostics)));
 
   const members = yamlDocs.filter((d) => {
@@ -402,11 +433,11 @@ function yamlNodeProblem(text: string, file: string, maxNodes: number): Diagnost
   return undefined;
 }
 
-function compose(tokens: readonly CST.Token[], format: 'json' | 'yaml'): Document.Parsed[] {
+function compose(tokens: readonly CST.Token[]): Document.Parsed[] {
   const composer = new Composer({
-    // The JSON schema for JSON text (plain scalars must be JSON literals), the YAML 1.2 core
-    // schema otherwise; neither produces anything but JSON data once known tags are off.
-    schema: format === 'json' ? 'json' : 'core',
+    // The YAML 1.2 core schema (JSON text has its own reader, json.ts): it produces nothing but
+    // JSON data once known tags are off. yaml-fast.ts resolves plain scalars by the same schema.
+    schema: 'core',
     version: '1.2',
     resolveKnownTags: false, // no !!timestamp → Date, !!binary → Uint8Array, !!set, !!omap
     merge: false,
@@ -933,9 +964,10 @@ function locateIn(
 // ---------------------------------------------------------------------------------------------
 // JSON: one pass with positions (json.ts), at native-parser speed
 
-function parseJsonSource(text: string, file: string, limits: Limits, expand: boolean, maxNodes: number): ParseResult {
+/** Offset → 1-based line and column (UTF-16 units), as `LineCounter` gives them. */
+function positionsIn(text: string, file: string): (offset: number) => Position {
   const starts = lineStarts(text);
-  const pos = (offset: number): Position => {
+  return (offset: number): Position => {
     let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {
@@ -945,6 +977,10 @@ function parseJsonSource(text: string, file: string, limits: Limits, expand: boo
     }
     return { file, line: lo + 1, column: offset - (starts[lo] as number) + 1 };
   };
+}
+
+function parseJsonSource(text: string, file: string, limits: Limits, expand: boolean, maxNodes: number): ParseResult {
+  const pos = positionsIn(text, file);
   let parsed: JsonParsed;
   try {
     parsed = parseJson(text, { maxDepth: limits.maxDepth, maxNodes, bigInts: limits.bigInts, nonFinite: limits.nonFinite });
