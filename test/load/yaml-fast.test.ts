@@ -115,6 +115,9 @@ describe('yaml-fast: agrees with the yaml package wherever it answers', () => {
       '# lead\n---\na: 1\n---\nb: 2\n',
       'a: 9007199254740993\nb: -9007199254740993\nc: 1e400x\n',
       'a: é 日本\n"quoted key": 1\n\'single key\': 2\n',
+      'a: |\n  # not a comment\n  x\n# a comment\nb: 1\n',
+      '- a:\n  - x\n  b:\n    c: 1\n- |\n  text\n',
+      'f: {"a":1, b: [ c d , "e"]}\n',
     ];
     for (const t of inSubset) expect(agree(t).accepted, t).toBe(true);
     expect(agree('a: 9007199254740993\n', 'd.yaml', { bigInts: true }).accepted).toBe(true);
