@@ -7,7 +7,7 @@
  * compiled for, and export only its default. A program that fails is a compiler bug and is
  * reported as one; it is never shipped or run.
  */
-import { parse } from 'acorn';
+import { Parser } from 'acorn';
 
 /** About how many characters of statements `ProgramVerifier` parses at once. */
 const BATCH_CHARS = 1 << 16;
@@ -181,9 +181,43 @@ function requireStatements(ast: AnyNode, texts: readonly string[], where: string
   if (body.length !== texts.length) throw new CompilerBug(`generated code is not one statement ended by its own ';'${where}`);
 }
 
+/**
+ * Members of an object or array literal the walk has nothing to check in: a Literal (the walk
+ * stops at one), a literal left empty by this pruning, and a plain `key: value` member whose value
+ * (and computed key) is one of those — a key that is not computed names no binding.
+ */
+function inert(n: AnyNode | null): boolean {
+  if (n === null || n.type === 'Literal') return true;
+  if (n.type === 'ObjectExpression') return (n.properties as AnyNode[]).length === 0;
+  if (n.type === 'ArrayExpression') return (n.elements as AnyNode[]).length === 0;
+  return n.type === 'Property' && inert(n.value as AnyNode) && (n.computed !== true || inert(n.key as AnyNode));
+}
+
+type FinishNode = (this: unknown, node: AnyNode, type: string) => AnyNode;
+
+/**
+ * acorn, dropping the inert members of each object and array literal as it finishes the literal
+ * (its members are finished before it, so they are pruned already): a bundle's data is most of
+ * its nodes, and its 10,000-rule tree, held whole until the walk, was as costly to collect as to
+ * parse. The walk's result is the same, as it would have found nothing in what is dropped; acorn
+ * still reads every token, so the grammar is checked whole. acorn looks into a finished literal
+ * again only to reinterpret it as a destructuring pattern, and the walk rejects every pattern.
+ */
+const PruningParser = Parser.extend((Base) => {
+  const finishNode = (Base.prototype as unknown as { finishNode: FinishNode }).finishNode;
+  class Pruning extends Base {}
+  (Pruning.prototype as unknown as { finishNode: FinishNode }).finishNode = function (node, type) {
+    const n = finishNode.call(this, node, type);
+    if (type === 'ObjectExpression') n.properties = (n.properties as AnyNode[]).filter((p) => !inert(p));
+    else if (type === 'ArrayExpression') n.elements = (n.elements as (AnyNode | null)[]).filter((e) => !inert(e));
+    return n;
+  };
+  return Pruning;
+});
+
 function parseProgram(code: string, module: boolean, where: string): AnyNode {
   try {
-    return parse(code, { ecmaVersion: 2022, sourceType: module ? 'module' : 'script', allowReturnOutsideFunction: true }) as unknown as AnyNode;
+    return PruningParser.parse(code, { ecmaVersion: 2022, sourceType: module ? 'module' : 'script', allowReturnOutsideFunction: true }) as unknown as AnyNode;
   } catch (e) {
     throw new CompilerBug(`generated code does not parse${where}: ${(e as Error).message}`);
   }
@@ -259,8 +293,11 @@ function collectLexical(statements: readonly AnyNode[], out: Set<string>): void 
 
 /** The scope a function or block node opens, or undefined for any other node. */
 function scopeOf(node: AnyNode, up: Scope | null): Scope | undefined {
+  // Most nodes open no scope: decide that before allocating a set for every one of them.
+  const isFunction = FUNCTIONS.has(node.type);
+  if (!isFunction && !BLOCKS.has(node.type)) return undefined;
   const names = new Set<string>();
-  if (FUNCTIONS.has(node.type)) {
+  if (isFunction) {
     for (const p of node.params as AnyNode[]) names.add(p.name as string);
     if (node.type === 'FunctionExpression' && node.id) names.add((node.id as AnyNode).name as string);
     const body = node.body as AnyNode;
@@ -270,7 +307,6 @@ function scopeOf(node: AnyNode, up: Scope | null): Scope | undefined {
     }
     return { names, up };
   }
-  if (!BLOCKS.has(node.type)) return undefined;
   if (node.type === 'BlockStatement') collectLexical(node.body as AnyNode[], names);
   else if (node.type === 'SwitchStatement') for (const c of node.cases as AnyNode[]) collectLexical(c.consequent as AnyNode[], names);
   else if (node.type === 'CatchClause') {
@@ -296,6 +332,15 @@ function walk(node: AnyNode, parent: AnyNode | null, key: string | null, scope: 
     return;
   }
   if (type === 'Literal') return;
+  // Most of a bundle's nodes are its data's object members. A member opens no scope and writes
+  // nothing; a key that is not computed is a Literal or an Identifier naming no binding (so
+  // `isReference` would skip it), and the other fields are not nodes — only the value, and a
+  // computed key, are walked.
+  if (type === 'Property') {
+    if (node.computed === true) walk(node.key as AnyNode, node, 'key', scope, free, where);
+    walk(node.value as AnyNode, node, 'value', scope, free, where);
+    return;
+  }
   if (type === 'MemberExpression') {
     const property = node.property as AnyNode;
     // An element by a constant index of a local array (a procedure's bucket data, `R[3]`; a
