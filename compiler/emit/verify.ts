@@ -8,6 +8,7 @@
  * reported as one; it is never shipped or run.
  */
 import { Parser } from 'acorn';
+import { dataStatement, type DataStatement } from './data-statement.js';
 
 /** About how many characters of statements `ProgramVerifier` parses at once. */
 const BATCH_CHARS = 1 << 16;
@@ -94,6 +95,8 @@ export class ProgramVerifier {
    * `BATCH_CHARS`: one parse per statement spent more in acorn's per-parse set-up than in parsing.
    */
   statement(text: string): void {
+    const data = this.imports === undefined && text.startsWith('export ') ? undefined : dataStatement(text);
+    if (data !== undefined) return this.dataStatement(data, text);
     this.pending.push(text);
     this.pendingChars += text.length + 1;
     if (this.pendingChars >= BATCH_CHARS) this.flush();
@@ -118,6 +121,20 @@ export class ProgramVerifier {
       for (const t of texts) alone.single(t);
       throw e;
     }
+  }
+
+  /**
+   * A statement data-statement.ts read as data: what acorn and the walk would have made of it —
+   * the name it declares, the default export, the names it references.
+   */
+  private dataStatement(d: DataStatement, text: string): void {
+    const where = ` in the statement \`${text.slice(0, 60).split('\n')[0]}…\``;
+    if (d.exportsDefault && ++this.defaultExports > 1) throw new CompilerBug('generated code has two default exports');
+    if (d.declares !== undefined) {
+      if (this.topLevel.has(d.declares)) throw new CompilerBug(`generated code declares '${d.declares}' twice${where}`);
+      this.topLevel.add(d.declares);
+    }
+    for (const [name, at] of d.references) if (!this.referenced.has(name)) this.referenced.set(name, `${at}${where}`);
   }
 
   /** One statement's text in a parse of its own, its message naming it. */
