@@ -23,8 +23,12 @@ export interface DataStatement {
 }
 
 const NAME_START = /[A-Za-z_$]/;
-const NAME_PART = /[\w$]/;
 const NAME = /^[A-Za-z_$][\w$]*$/;
+// Sticky: each matches at `lastIndex` exactly.
+const NAME_AT = /[A-Za-z_$][\w$]*/y;
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/** JSON's string grammar: no raw control characters, only JSON's escapes (unrolled: linear, no deep backtracking). */
+const STRING = /"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"/y;
 
 /** Names that are not plain references: reserved words and the names strict code cannot bind. */
 const RESERVED: ReadonlySet<string> = new Set(
@@ -101,9 +105,9 @@ class DataReader {
     if (c === 0x5b) return this.list(p, depth);
     if (c === 0x7b) return this.object(p, depth);
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number(p);
-    if (!NAME_START.test(t[p] ?? '')) notData();
-    let q = p + 1;
-    while (q < t.length && NAME_PART.test(t[q]!)) q++;
+    NAME_AT.lastIndex = p;
+    if (!NAME_AT.test(t)) notData();
+    const q = NAME_AT.lastIndex;
     const name = t.slice(p, q);
     if (name === 'true' || name === 'false' || name === 'null') return q;
     if (RESERVED.has(name)) notData();
@@ -151,33 +155,16 @@ class DataReader {
 
   /** A JSON string (which is a JavaScript string literal of the same value); the offset past it. */
   private string(p: number): number {
-    const t = this.t;
-    if (t.charCodeAt(p) !== 0x22) notData();
-    for (let i = p + 1; i < t.length; i++) {
-      const c = t.charCodeAt(i);
-      if (c === 0x22) return i + 1;
-      if (c < 0x20) notData();
-      if (c === 0x5c) {
-        const e = t[i + 1];
-        if (e === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(t.slice(i + 2, i + 6))) notData();
-          i += 5;
-        } else if (e !== undefined && '"\\/bfnrt'.includes(e)) {
-          i++;
-        } else {
-          notData();
-        }
-      }
-    }
-    return notData();
+    STRING.lastIndex = p;
+    if (!STRING.test(this.t)) notData();
+    return STRING.lastIndex;
   }
 
   /** A JSON number, sign included (unary minus on the literal, to JavaScript: the same value). */
   private number(p: number): number {
-    const m = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-    m.lastIndex = p;
-    if (!m.test(this.t)) notData();
+    NUMBER.lastIndex = p;
+    if (!NUMBER.test(this.t)) notData();
     // What follows must be a delimiter, as after every value: `1in`, `1.`, `0x1` leave the grammar there.
-    return m.lastIndex;
+    return NUMBER.lastIndex;
   }
 }
