@@ -18,7 +18,7 @@ import type { Capability } from '../load/capability.js';
 import { COMPILER_ID } from '../version.js';
 import { EmitScope, emitConditionFunction } from './condition.js';
 import { emitCopyFunction } from './copy.js';
-import { array, constDecl, id, lit } from './estree.js';
+import { constDecl, id } from './estree.js';
 import { emitProcedures, type ProcedureRule } from './procedure.js';
 import { ProgramVerifier } from './verify.js';
 import { pushAll } from '../arrays.js';
@@ -41,33 +41,50 @@ export const RUNTIME_MODULE = 'oarc/runtime/internal';
 
 const HELPER_NAMES: ReadonlySet<string> = new Set(Object.keys(BUNDLE_HELPERS));
 
-/** A value in a data tree that is already code (a condition or copy closure). */
+/** A value in a data tree that is already code: a module constant (a condition, copy or procedure closure) by name. */
 class Code {
-  constructor(readonly node: ES.Expression) {}
+  constructor(readonly name: string) {}
 }
 
-/** JSON-like data → ESTree. Keys are literals; `__proto__` is computed so it stays an own key. */
-function data(v: unknown): ES.Expression {
-  if (v instanceof Code) return v.node;
-  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return lit(v);
-  if (Array.isArray(v)) return array(v.map(data));
-  if (typeof v === 'object') {
-    const properties: ES.Property[] = [];
+/**
+ * JSON-like data → the text astring prints for its ESTree (string keys, JSON-escaped literals, a
+ * negative number as unary minus, one object member a line, `__proto__` computed so it stays an own
+ * key), written directly: the bundle's data is most of a large module, and its tree cost more to
+ * build and print than the text. Rule text enters only through `JSON.stringify`, and the text is
+ * checked as every statement is (verify.ts, data-statement.ts). test/bundle-data.test.ts holds it
+ * to astring's output.
+ */
+export function dataText(v: unknown, indent = ''): string {
+  const parts: string[] = [];
+  writeData(v, indent, parts);
+  return parts.join('');
+}
+
+function writeData(v: unknown, indent: string, out: string[]): void {
+  if (v instanceof Code) out.push(v.name);
+  else if (typeof v === 'number') out.push(v < 0 || Object.is(v, -0) ? `-${JSON.stringify(-v)}` : JSON.stringify(v));
+  else if (v === null || typeof v === 'string' || typeof v === 'boolean') out.push(JSON.stringify(v));
+  else if (typeof v === 'bigint') out.push(v < 0n ? `-${-v}n` : `${v}n`);
+  else if (Array.isArray(v)) {
+    out.push('[');
+    v.forEach((x, i) => {
+      if (i > 0) out.push(', ');
+      writeData(x, indent, out);
+    });
+    out.push(']');
+  } else if (typeof v === 'object') {
+    const inner = `${indent}  `;
+    let first = true;
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
       if (x === undefined) continue;
-      properties.push({
-        type: 'Property',
-        key: lit(k),
-        value: data(x),
-        kind: 'init',
-        method: false,
-        shorthand: false,
-        computed: k === '__proto__',
-      });
+      out.push(first ? `{\n${inner}` : `,\n${inner}`, k === '__proto__' ? '["__proto__"]: ' : `${JSON.stringify(k)}: `);
+      writeData(x, inner, out);
+      first = false;
     }
-    return { type: 'ObjectExpression', properties };
+    out.push(first ? '{}' : `\n${indent}}`);
+  } else {
+    throw new Error(`cannot emit ${typeof v}`);
   }
-  throw new Error(`cannot emit ${typeof v}`);
 }
 
 function tierName(s: SymbolEntry): string {
@@ -165,7 +182,7 @@ interface EmittedBundle {
  * verify.ts `ProgramVerifier`) — a 10,000-rule pack's trees, held until one program was printed and
  * parsed back whole, were most of its compile's memory and collection time.
  */
-function emitBundle(pack: PackForEmit, verifier: ProgramVerifier, last: (bundle: ES.Expression) => ES.Statement | ES.ModuleDeclaration): EmittedBundle {
+function emitBundle(pack: PackForEmit, verifier: ProgramVerifier, last: 'export default ' | 'return '): EmittedBundle {
   const print = (node: ES.Statement): string => {
     const text = generate(node);
     verifier.statement(text);
@@ -175,7 +192,7 @@ function emitBundle(pack: PackForEmit, verifier: ProgramVerifier, last: (bundle:
   const closures: string[] = [];
   const hoist = (name: string, node: ES.Expression) => {
     closures.push(print(constDecl(name, node)));
-    return new Code(id(name));
+    return new Code(name);
   };
   const rules: ProcedureRule[] = [];
   const data0 = bundleData(pack, {
@@ -188,10 +205,8 @@ function emitBundle(pack: PackForEmit, verifier: ProgramVerifier, last: (bundle:
   });
   const procedures: string[] = [];
   const byAnchor = emitProcedures(rules, data0.symbols as BundleSymbol[], (d) => procedures.push(print(d)));
-  data0.procedures = Object.fromEntries([...byAnchor].map(([anchor, name]) => [anchor, new Code(id(name))]));
-  // Only the text of the data's statement leaves: its tree (half a large module's nodes) is
-  // garbage before that text is parsed back into a tree as large.
-  const text = generate(last(data(data0)));
+  data0.procedures = Object.fromEntries([...byAnchor].map(([anchor, name]) => [anchor, new Code(name)]));
+  const text = `${last}${dataText(data0)};`;
   return { constants: [...scope.constants.map(print), ...closures, ...procedures], helpers: [...scope.helpers].sort(), last: text };
 }
 
@@ -201,7 +216,7 @@ const program = (statements: readonly string[]): string => statements.map((t) =>
 /** The bundle as ES module text: `import {…} from "oarc/runtime/internal"; … export default {…};`. */
 export function emitBundleModule(pack: PackForEmit, runtimeModule = RUNTIME_MODULE): string {
   const verifier = new ProgramVerifier(new Set(), { from: runtimeModule, names: HELPER_NAMES });
-  const e = emitBundle(pack, verifier, (bundle) => ({ type: 'ExportDefaultDeclaration', declaration: bundle }) as ES.ExportDefaultDeclaration);
+  const e = emitBundle(pack, verifier, 'export default ');
   const statements: string[] = [];
   if (e.helpers.length > 0) {
     const imports = generate({
@@ -226,7 +241,7 @@ export function emitBundleModule(pack: PackForEmit, runtimeModule = RUNTIME_MODU
 export function emitBundleScript(pack: PackForEmit): { code: string; helpers: string[] } {
   const helpers = new Set<string>();
   const verifier = new ProgramVerifier(helpers);
-  const e = emitBundle(pack, verifier, (bundle) => ({ type: 'ReturnStatement', argument: bundle }) as ES.ReturnStatement);
+  const e = emitBundle(pack, verifier, 'return ');
   for (const h of e.helpers) helpers.add(h);
   verifier.statement(e.last);
   verifier.finish();
