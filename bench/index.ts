@@ -101,6 +101,10 @@ function targets(s: BenchRun['sections']): string[] {
     const l = s.compile.linearity;
     lines.push(`- compile time linear — ${yes(l.met)} (compile(${l.to}) / compile(${l.from}) = ${l.ratio.toFixed(2)}×, target ≤ ${l.target.toFixed(0)}×)`);
   }
+  if (s.compile?.tenThousand) {
+    const t = s.compile.tenThousand;
+    lines.push(`- 10,000 rules compiled in ≤ ${t.targetMs} ms — ${yes(t.met)} (${t.compileMs.toFixed(0)} ms)`);
+  }
   if (s.conditions) {
     for (const m of s.conditions.modes) {
       lines.push(
