@@ -165,6 +165,11 @@ describe('data statements: read as acorn reads them', () => {
       'const x = [1,];',
       'const x = [,1];',
       'export default {"__proto__": null};',
+      // The same member with its name escaped (found by an attacker probe): still the prototype.
+      'export default {"\\u005f_proto__": x};',
+      'const A = {"__prot\\u006f__": 1};',
+      'return {"a": {"\\u005f\\u005fproto\\u005f\\u005f": x}};',
+      'export default {"\\u005f_proto__": a, "\\u005f_proto__": b};',
       'export default function () {};',
       'const x = [eval];',
       'const let = [1];',

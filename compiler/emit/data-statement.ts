@@ -141,8 +141,10 @@ class DataReader {
         q++;
       } else {
         q = this.string(p);
-        // `"__proto__": v` sets the prototype instead of a member: acorn's to judge.
-        if (q - p === 11 && t.startsWith('"__proto__"', p)) notData();
+        // `"__proto__": v` sets the prototype instead of a member — however its name is spelled
+        // (`"\u005f_proto__"` too): acorn's to judge.
+        const key = t.slice(p, q);
+        if (key === '"__proto__"' || (key.includes('\\') && JSON.parse(key) === '__proto__')) notData();
       }
       if (t.charCodeAt(q) !== 0x3a) notData();
       p = this.space(this.value(this.space(q + 1), depth + 1));

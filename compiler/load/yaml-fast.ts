@@ -68,6 +68,9 @@ function isIndicator(c: number): boolean {
   );
 }
 
+/** Nesting the reader recurses into at most (source.ts `HARD_MAX_DEPTH`). */
+const MAX_NESTING = 256;
+
 /** Keys longer than this are left to the full reader (YAML limits implicit keys to 1024 characters). */
 const MAX_KEY = 1000;
 
@@ -243,7 +246,8 @@ class Reader {
   // Block collections
 
   private depth(d: number): void {
-    if (d >= this.opts.maxDepth) unsure();
+    // Capped as source.ts caps every caller's depth, so the recursion stays shallow whatever is asked.
+    if (d >= Math.min(this.opts.maxDepth, MAX_NESTING)) unsure();
   }
 
   /** A block mapping whose keys sit at column `ind`; the current line holds its first key. */

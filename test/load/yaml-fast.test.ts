@@ -157,6 +157,8 @@ describe('yaml-fast: agrees with the yaml package wherever it answers', () => {
     const deep = (n: number) => Array.from({ length: n }, (_, i) => `${' '.repeat(2 * i)}k${i}:`).join('\n') + ' 1\n';
     expect(fastYaml(deep(5), { maxDepth: 64, bigInts: false, expand: true })).toBeDefined();
     expect(fastYaml(deep(70), { maxDepth: 64, bigInts: false, expand: true })).toBeUndefined();
+    // Called directly with no useful bound, it still gives way rather than overflow the stack.
+    expect(fastYaml(deep(20_000), { maxDepth: Infinity, bigInts: false, expand: true })).toBeUndefined();
     expect(parseSource(deep(70), 'd.yaml').diagnostics.map((d) => d.message).join()).toMatch(/nests deeper than 64/);
   });
 });
