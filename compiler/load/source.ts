@@ -329,14 +329,14 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
   };
   const tooLarge = sizeProblem(text, file, opts.maxBytes ?? DEFAULT_MAX_BYTES);
   if (tooLarge) return { docs: [], diagnostics: [tooLarge] };
-  const format0 = opts.format ?? (/\.json$/i.test(file) ? 'json' : 'yaml');
-  const tooMany = format0 === 'yaml' ? yamlNodeProblem(text, file, opts.maxNodes ?? DEFAULT_MAX_YAML_NODES) : undefined;
+  const format = opts.format ?? (/\.json$/i.test(file) ? 'json' : 'yaml');
+  const tooMany = format === 'yaml' ? yamlNodeProblem(text, file, opts.maxNodes ?? DEFAULT_MAX_YAML_NODES) : undefined;
   if (tooMany) return { docs: [], diagnostics: [tooMany] };
   // The byte-order mark is an encoding detail, not content; dropping it keeps line-1 columns
   // as an editor shows them.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (format0 === 'yaml' && text.includes('\ufeff')) text = dropDocumentBoms(text);
-  if (format0 === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false, opts.maxNodes ?? DEFAULT_MAX_JSON_NODES);
+  if (format === 'yaml' && text.includes('\ufeff')) text = dropDocumentBoms(text);
+  if (format === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false, opts.maxNodes ?? DEFAULT_MAX_JSON_NODES);
   const fast = opts.fullYaml === true ? undefined : fastYaml(text, { maxDepth: limits.maxDepth, bigInts: limits.bigInts, expand: opts.expandSequences !== false });
   return fast ? fastSource(fast, text, file, () => parseYaml(text, file, opts, limits)) : parseYaml(text, file, opts, limits);
 }
