@@ -217,6 +217,9 @@ end
 return 1
 `;
 
+/** How long a store waits before starting a client that ioredis has ended (see the constructor). */
+const RESTART_MS = 1000;
+
 const OFFLINE = "Stream isn't writeable";
 /** What an ioredis Cluster says when it cannot route a command at all (nothing was sent). */
 const CLUSTER_OFFLINE = "Cluster isn't ready";
@@ -401,7 +404,19 @@ export class RedisCounterStore implements VersionedCounterStore {
     }
     this.redis = opts.redis ?? connect(opts.target ?? parseRedisTarget(opts.url ?? 'redis://127.0.0.1:6379'), timeout, opts);
     this.clustered = (this.redis as Cluster).isCluster === true;
-    if (opts.redis === undefined) this.redis.on('error', (e: Error) => void (this.lastError = e));
+    if (opts.redis === undefined) {
+      this.redis.on('error', (e: Error) => void (this.lastError = e));
+      // ioredis stops for good ('end') when a reconnection attempt fails outright rather than
+      // dropping: seen in the Sentinel partition test, where the store then failed every command
+      // for the rest of its life. Until `close()`, a store starts its client again after a pause;
+      // meanwhile commands fail (fail closed) as they do on any lost connection.
+      this.redis.on('end', () => {
+        if (this.closed) return;
+        setTimeout(() => {
+          if (!this.closed && this.redis.status === 'end') this.redis.connect().catch(() => {});
+        }, RESTART_MS).unref();
+      });
+    }
     this.redis.on('ready', () => {
       void this.adoptEpoch().catch(() => {});
       void this.resolveDoubtful();

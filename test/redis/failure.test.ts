@@ -170,6 +170,23 @@ describeRedis('binary', 'a redis-server that is killed, stopped or refuses write
     });
   });
 
+  describe('a client that ioredis has ended', () => {
+    it('is started again by the store (a reconnection that failed outright in the Sentinel partition test left it ended for good)', async () => {
+      const { store } = await setup();
+      const engine = engineFor(store);
+      expect(classify(await engine.decideAsync(call('count', { n: 1 }, 'end-1')))).toBe('ok');
+      // What ioredis does when a reconnection attempt fails outright: status 'end', no more retries.
+      const client = (store as unknown as { redis: { disconnect(): void; status: string } }).redis;
+      client.disconnect();
+      await until("the client's end", 5_000, () => client.status === 'end');
+      // While it is down, decisions fail closed...
+      expect(classify(await engine.decideAsync(call('count', { n: 2 }, 'end-1')))).toBe('on_error');
+      // ...and without a call on the store, it comes back and counting resumes.
+      await until('the client ready again', 10_000, () => client.status === 'ready');
+      expect(classify(await engine.decideAsync(call('count', { n: 3 }, 'end-1')))).toBe('ok');
+    });
+  });
+
   describe('a timeout is a side-effect that cannot be applied', () => {
     it('a stopped server (SIGSTOP): decisions time out down on_error, a late write is undone, counting resumes', async () => {
       const { srv, store, prefix } = await setup(250);
