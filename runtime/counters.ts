@@ -104,7 +104,6 @@ export function checkedValues(v: unknown, key: CounterKey): CounterValues {
   throw new Error(`oarc: the counter store read ${got} for counter ${counterName(key)}; a counter is a non-negative safe integer`);
 }
 
-
 /**
  * A host's synchronous store, checked: what it reads back goes through `checkedValues`, and an
  * `apply` that returns a Promise (an async store passed as `counters`) is a write whose outcome

@@ -46,11 +46,15 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
   const ttl = o.sessions?.idleMs === undefined ? {} : { ttlSeconds: Math.ceil(o.sessions.idleMs / 1000) };
   if (o.redis) shared = await connectRedis({ ...o.redis, ...ttl }, undefined, () => metrics.storeError());
   let log: DecisionLog | undefined;
-  try {
-    if (o.decisionLog) log = await DecisionLog.open({ target: o.decisionLog.target, onDrop: () => metrics.logLineDropped(), say: o.say, ...(o.decisionLog.bufferBytes ? { bufferBytes: o.decisionLog.bufferBytes } : {}) });
-  } catch (e) {
+  // A log that cannot be opened, a port in use: what was opened for the service is closed, so the
+  // process can exit with the message.
+  const giveUp = async (e: unknown): Promise<never> => {
+    await log?.close();
     await shared?.close();
     throw e;
+  };
+  if (o.decisionLog) {
+    log = await DecisionLog.open({ target: o.decisionLog.target, onDrop: () => metrics.logLineDropped(), say: o.say, ...(o.decisionLog.bufferBytes ? { bufferBytes: o.decisionLog.bufferBytes } : {}) }).catch(giveUp);
   }
   const service = new Service({
     source: o.source,
@@ -78,17 +82,10 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
     if (draining) res.setHeader('connection', 'close');
     res.on('close', closed);
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(o.port ?? 8181, o.host ?? '127.0.0.1', () => resolve());
-    });
-  } catch (e) {
-    // A port in use: what was opened for the service is closed, so the process can exit.
-    await log?.close();
-    await shared?.close();
-    throw e;
-  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 8181, o.host ?? '127.0.0.1', () => resolve());
+  }).catch(giveUp);
   const { port, address, family } = server.address() as AddressInfo;
   const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
 
