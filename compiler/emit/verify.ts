@@ -128,7 +128,7 @@ export class ProgramVerifier {
    * the name it declares, the default export, the names it references.
    */
   private dataStatement(d: DataStatement, text: string): void {
-    const where = ` in the statement \`${text.slice(0, 60).split('\n')[0]}…\``;
+    const where = inStatement(text);
     if (d.exportsDefault && ++this.defaultExports > 1) throw new CompilerBug('generated code has two default exports');
     if (d.declares !== undefined) {
       if (this.topLevel.has(d.declares)) throw new CompilerBug(`generated code declares '${d.declares}' twice${where}`);
@@ -139,7 +139,7 @@ export class ProgramVerifier {
 
   /** One statement's text in a parse of its own, its message naming it. */
   private single(text: string): void {
-    const where = ` in the statement \`${text.slice(0, 60).split('\n')[0]}…\``;
+    const where = inStatement(text);
     const ast = parseProgram(text, this.imports !== undefined, where);
     requireStatements(ast, [text], where);
     this.where = where;
@@ -182,6 +182,11 @@ export class ProgramVerifier {
     }
     walk(ast, null, null, null, this.referenced, this.where);
   }
+}
+
+/** Where a message about one statement points: its first line, up to 60 characters. */
+function inStatement(text: string): string {
+  return ` in the statement \`${text.slice(0, 60).split('\n')[0]}…\``;
 }
 
 /** The parse of `texts` joined by "\n" has exactly one statement per text, each ended by its own `;`. */

@@ -258,9 +258,7 @@ class Reader {
     for (;;) {
       const e = this.ends[this.line]!;
       const [key, afterColon] = this.blockKey(this.starts[this.line]! + this.col, e);
-      if (Object.hasOwn(out, key)) unsure(); // the full reader names the duplicate
-      let p = afterColon;
-      while (p < e && t.charCodeAt(p) === SPACE) p++;
+      const p = skipSpaces(t, afterColon, e);
       let value: unknown;
       const c = t.charCodeAt(p);
       if (p === e || c === HASH) value = this.nested(ind, depth);
@@ -269,8 +267,7 @@ class Reader {
         value = this.inline(p, depth);
         this.nextLine();
       }
-      if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-      else out[key] = value;
+      setMember(out, key, value);
       if (this.line >= this.stop || this.col < ind) return out;
       if (this.col > ind || this.isSeqItem()) unsure();
     }
@@ -330,8 +327,7 @@ class Reader {
       if (q < 0) return false;
     } else {
       if (isIndicator(c)) return false;
-      q = p;
-      while (q < e && !isKeyStop(t.charCodeAt(q))) q++;
+      q = plainKeyEnd(t, p, e);
     }
     return t.charCodeAt(q) === COLON && (q + 1 === e || t.charCodeAt(q + 1) === SPACE);
   }
@@ -346,8 +342,7 @@ class Reader {
       [key, q] = this.quoted(p, e);
     } else {
       if (isIndicator(c)) unsure();
-      q = p;
-      while (q < e && !isKeyStop(t.charCodeAt(q))) q++;
+      q = plainKeyEnd(t, p, e);
       if (q === p) unsure();
       // A plain key is read as the author wrote it, whatever its type (source.ts `scalarKey`).
       key = t.slice(p, q);
@@ -378,8 +373,7 @@ class Reader {
     if (!plainStart(t, p, e)) unsure();
     let end = p;
     while (end < e && !(t.charCodeAt(end) === HASH && t.charCodeAt(end - 1) === SPACE)) end++;
-    while (end > p && t.charCodeAt(end - 1) === SPACE) end--;
-    const s = t.slice(p, end);
+    const s = t.slice(p, trimSpaces(t, p, end));
     // `a: b: c` and `a: b:` are errors for YAML; left to it to say so.
     if (s.includes(': ') || s.charCodeAt(s.length - 1) === COLON) unsure();
     return this.plain(s);
@@ -398,10 +392,7 @@ class Reader {
       if (isMap) {
         const [key, q] = this.flowKey(p, e);
         const [value, r] = this.flowValue(skipSpaces(t, q, e), e, depth);
-        const m = out as Record<string, unknown>;
-        if (Object.hasOwn(m, key)) unsure();
-        if (key === '__proto__') Object.defineProperty(m, key, { value, enumerable: true, writable: true, configurable: true });
-        else m[key] = value;
+        setMember(out as Record<string, unknown>, key, value);
         p = r;
       } else {
         const [value, r] = this.flowValue(p, e, depth);
@@ -427,8 +418,7 @@ class Reader {
       return [key, q + 1];
     }
     if (isIndicator(c)) unsure();
-    let q = p;
-    while (q < e && !isKeyStop(t.charCodeAt(q))) q++;
+    const q = plainKeyEnd(t, p, e);
     if (q === p || q - p > MAX_KEY || t.charCodeAt(q) !== COLON || t.charCodeAt(q + 1) !== SPACE) unsure();
     return [t.slice(p, q), q + 1];
   }
@@ -448,9 +438,7 @@ class Reader {
       // `[a: b]` is a one-pair mapping, `[a #b]` a comment, `[a[b]` an error: all the full reader's.
       if (d === LBRACKET || d === LBRACE || d === COLON || (d === HASH && t.charCodeAt(q - 1) === SPACE)) unsure();
     }
-    let end = q;
-    while (end > p && t.charCodeAt(end - 1) === SPACE) end--;
-    return [this.plain(t.slice(p, end)), q];
+    return [this.plain(t.slice(p, trimSpaces(t, p, q))), q];
   }
 
   /** A one-line quoted scalar at `p`: its value and the offset past its closing quote. */
@@ -560,6 +548,26 @@ class Reader {
     }
     return s;
   }
+}
+
+/** Sets a member of a mapping being read: a duplicate is the full reader's to name; `__proto__` is data, an own member. */
+function setMember(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (Object.hasOwn(out, key)) unsure();
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
+/** The end of a plain key from `p`: the first `:`, space, comment or flow indicator. */
+function plainKeyEnd(t: string, p: number, e: number): number {
+  let q = p;
+  while (q < e && !isKeyStop(t.charCodeAt(q))) q++;
+  return q;
+}
+
+/** `end`, moved back over the spaces before it (not past `p`). */
+function trimSpaces(t: string, p: number, end: number): number {
+  while (end > p && t.charCodeAt(end - 1) === SPACE) end--;
+  return end;
 }
 
 /** Characters that end a plain key: `:`, a space, a comment, a flow indicator. */
