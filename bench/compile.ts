@@ -66,7 +66,7 @@ export interface CompileResult {
 }
 
 /** The compile time issue 14 asks of a 10,000-rule pack (with ≤ 400 MB, measured on the CLI: README). */
-export const TEN_THOUSAND_TARGET_MS = 2000;
+const TEN_THOUSAND_TARGET_MS = 2000;
 
 interface Samples {
   compile: number[];

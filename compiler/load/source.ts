@@ -338,7 +338,7 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
   if (format === 'yaml' && text.includes('\ufeff')) text = dropDocumentBoms(text);
   if (format === 'json') return parseJsonSource(text, file, limits, opts.expandSequences !== false, opts.maxNodes ?? DEFAULT_MAX_JSON_NODES);
   const fast = opts.fullYaml === true ? undefined : fastYaml(text, { maxDepth: limits.maxDepth, bigInts: limits.bigInts, expand: opts.expandSequences !== false });
-  return fast ? fastSource(fast, text, file, () => parseYaml(text, file, opts, limits)) : parseYaml(text, file, opts, limits);
+  return fast ? fastSource(fast, file, () => parseYaml(text, file, opts, limits)) : parseYaml(text, file, opts, limits);
 }
 
 /**
@@ -346,19 +346,21 @@ function parseUnguarded(text: string, file: string, opts: ParseOptions): ParseRe
  * position is asked of the full pipeline, run once, the first time one is needed — for a pack
  * that loads without a diagnostic, never.
  */
-function fastSource(fast: readonly FastDoc[], text: string, file: string, full: () => ParseResult): ParseResult {
-  const pos = positionsIn(text, file);
+function fastSource(fast: readonly FastDoc[], file: string, full: () => ParseResult): ParseResult {
   let docs: SourceDoc[] | undefined;
   const fullDoc = (k: number): SourceDoc | undefined => (docs ??= full().docs)[k];
   return {
-    docs: fast.map((d, k) => ({
-      value: d.value,
-      file,
-      index: d.index,
-      inCollection: d.inCollection,
-      locate: (path) => (path.length === 0 ? pos(d.at) : (fullDoc(k)?.locate(path) ?? pos(d.at))),
-      locateText: (path, offset, length) => fullDoc(k)?.locateText(path, offset, length) ?? pos(d.at),
-    })),
+    docs: fast.map((d, k) => {
+      const own = (): Position => ({ file, line: d.line, column: d.column });
+      return {
+        value: d.value,
+        file,
+        index: d.index,
+        inCollection: d.inCollection,
+        locate: (path) => (path.length === 0 ? own() : (fullDoc(k)?.locate(path) ?? own())),
+        locateText: (path, offset, length) => fullDoc(k)?.locateText(path, offset, length) ?? own(),
+      };
+    }),
     diagnostics: [],
   };
 }

@@ -20,11 +20,17 @@
 
 export interface FastDoc {
   value: unknown;
-  /** Offset of the document's root node (its first key, or its first `-`), as `Node.range[0]`. */
-  at: number;
+  /**
+   * Where the document's root node starts (its first key, or its first `-`; `Node.range[0]` in the
+   * full pipeline): 1-based line and column in UTF-16 units, as `LineCounter` gives them.
+   */
+  line: number;
+  column: number;
   index: number;
   inCollection: boolean;
 }
+
+type Start = Pick<FastDoc, 'line' | 'column'>;
 
 export interface FastOptions {
   maxDepth: number;
@@ -162,7 +168,7 @@ class Reader {
       }
     }
     bounds.push([from, this.starts.length]);
-    const roots: { value: unknown; at: number; seq: boolean; items?: number[] }[] = [];
+    const roots: { value: unknown; at: Start; seq: boolean; items?: Start[] }[] = [];
     for (const [a, b] of bounds) {
       this.line = a;
       this.stop = b;
@@ -172,10 +178,10 @@ class Reader {
         if (a === 0 && marked && b !== this.starts.length) continue;
         unsure();
       }
-      const at = this.starts[this.line]! + this.col;
+      const at = this.start();
       let root;
       if (this.isSeqItem()) {
-        const items: number[] = [];
+        const items: Start[] = [];
         root = { value: this.seq(this.col, 1, items), at, seq: true, items };
       } else {
         root = { value: this.map(this.col, 1), at, seq: false };
@@ -187,11 +193,16 @@ class Reader {
     if (roots.length === 1) {
       const r = roots[0]!;
       if (this.opts.expand && r.seq) {
-        return (r.value as unknown[]).map((value, i) => ({ value, at: r.items![i]!, index: i, inCollection: true }));
+        return (r.value as unknown[]).map((value, i) => ({ value, ...r.items![i]!, index: i, inCollection: true }));
       }
-      return [{ value: r.value, at: r.at, index: 0, inCollection: false }];
+      return [{ value: r.value, ...r.at, index: 0, inCollection: false }];
     }
-    return roots.map((r, i) => ({ value: r.value, at: r.at, index: i, inCollection: true }));
+    return roots.map((r, i) => ({ value: r.value, ...r.at, index: i, inCollection: true }));
+  }
+
+  /** Where the current line's unread content starts. */
+  private start(): Start {
+    return { line: this.line + 1, column: this.col + 1 };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -274,22 +285,19 @@ class Reader {
   }
 
   /** A block sequence whose `-` sit at column `ind`; the current line holds its first item. */
-  private seq(ind: number, depth: number, at?: number[]): unknown[] {
+  private seq(ind: number, depth: number, at?: Start[]): unknown[] {
     this.depth(depth);
     const t = this.t;
     const out: unknown[] = [];
     for (;;) {
       const s = this.starts[this.line]!;
       const e = this.ends[this.line]!;
-      let p = s + ind + 1;
-      while (p < e && t.charCodeAt(p) === SPACE) p++;
-      at?.push(p);
+      const p = skipSpaces(t, s + ind + 1, e);
       const c = t.charCodeAt(p);
-      if (p === e || c === HASH) {
-        at?.pop();
-        unsure(); // an item on the lines after its `-`: its position is the full reader's to give
-      }
+      // An item on the lines after its `-`: its position is the full reader's to give.
+      if (p === e || c === HASH) unsure();
       this.col = p - s;
+      at?.push(this.start());
       if (c === PIPE || c === GT) out.push(this.blockScalar(p, ind));
       else if (this.isSeqItem()) out.push(this.seq(this.col, depth + 1));
       else if (this.startsKey(p, e)) out.push(this.map(this.col, depth + 1));
