@@ -409,7 +409,8 @@ export class RedisCounterStore implements VersionedCounterStore {
       // ioredis stops for good ('end') when a reconnection attempt fails outright rather than
       // dropping: seen in the Sentinel partition test, where the store then failed every command
       // for the rest of its life. Until `close()`, a store starts its client again after a pause;
-      // meanwhile commands fail (fail closed) as they do on any lost connection.
+      // meanwhile commands fail, and the rules that need them take on_error ([OAR-FIRE-9]), as on any
+      // lost connection.
       this.redis.on('end', () => {
         if (this.closed) return;
         setTimeout(() => {

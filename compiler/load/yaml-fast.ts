@@ -6,10 +6,10 @@
  * It exists for speed alone: the `yaml` package reads about 2 MB/s of rule text (a 10,000-rule
  * pack spends over half its compile time there), and this subset, read line by line, goes at the
  * speed of string scanning. It is an optimisation with the full pipeline as its oracle, never a
- * second YAML dialect: any text it is not sure of — a tab, a CR, an anchor, a tag, a multi-line
- * plain or quoted scalar, a duplicate key, `.inf`, a key it would have to guess the type of,
- * anything a YAML error or warning could be raised for — makes it answer `undefined`, and the
- * caller reads the file with the `yaml` package as before (source.ts). For text it accepts, the
+ * second YAML dialect (the mapping of YAML to JSON must be lossless, [OAR-DOC-1]): any text it is
+ * not sure of (a tab, a CR, an anchor, a tag, a multi-line plain or quoted scalar, a duplicate
+ * key, `.inf`, anything a YAML error or warning could be raised for) makes it answer `undefined`,
+ * and the caller reads the file with the `yaml` package as before (source.ts). For text it accepts, the
  * values, the documents and their positions must equal the full pipeline's exactly:
  * test/load/yaml-fast.test.ts compares the two on every YAML file in the repository, on generated
  * packs, and on random and mutated documents.

@@ -69,7 +69,7 @@ function agree(text: string, file = 'doc.yaml', opts: ParseOptions = {}): Outcom
   return { accepted: true };
 }
 
-describe('yaml-fast: agrees with the yaml package wherever it answers', () => {
+describe('yaml-fast: agrees with the yaml package wherever it answers [OAR-DOC-1] [OAR-DOC-31]', () => {
   it('on every YAML file in the repository', () => {
     const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: packageRoot(), encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files.length).toBeGreaterThan(10);
@@ -277,7 +277,7 @@ const printed = fc.tuple(fc.array(root, { minLength: 1, maxLength: 3 }), fc.arra
 
 const MUTATIONS = [' ', ':', '-', '#', "'", '"', '[', ']', '{', '}', ',', '|', '>', '\n', '\\', '.', '0', 'e', '~', '&', '*', '!', '?'];
 
-describe('yaml-fast: random documents', () => {
+describe('yaml-fast: random documents [OAR-DOC-1]', () => {
   it('agree with the yaml package when printed in random styles', () => {
     let accepted = 0;
     let total = 0;

@@ -171,7 +171,7 @@ describeRedis('binary', 'a redis-server that is killed, stopped or refuses write
   });
 
   describe('a client that ioredis has ended', () => {
-    it('is started again by the store (a reconnection that failed outright in the Sentinel partition test left it ended for good)', async () => {
+    it('is started again by the store; meanwhile rules take on_error [OAR-FIRE-9] (a reconnection that failed outright in the Sentinel partition test left it ended for good)', async () => {
       const { store } = await setup();
       const engine = engineFor(store);
       expect(classify(await engine.decideAsync(call('count', { n: 1 }, 'end-1')))).toBe('ok');
