@@ -405,6 +405,12 @@ export interface RedisSentinelTopology extends TopologyProcesses {
   node(port: number): Node;
   /** The primary's port, as the Sentinels report it. */
   primary(): Promise<number>;
+  /**
+   * Every running Sentinel names the same primary, which says it is one, and the other data node
+   * replicates it with its link up: what a failover test starts from (the one before it may have
+   * left a Sentinel still reconfiguring).
+   */
+  settled(): Promise<boolean>;
 }
 
 /**
@@ -470,6 +476,17 @@ export async function startSentinel(o: TopologyOptions = {}): Promise<RedisSenti
         return Number(port);
       }
       throw new Error('redis topology: no Sentinel running');
+    },
+    async settled() {
+      const named = new Set<string>();
+      for (const s of sentinels) {
+        if (procs.node(s).running) named.add((await cmd(s, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)).split('\n')[1] as string);
+      }
+      if (named.size !== 1) return false;
+      const p = Number([...named][0]);
+      if (infoField(await cmd(p, 'INFO', 'replication'), 'role') !== 'master') return false;
+      const other = [primary, replica].find((x) => x !== p) as number;
+      return replicaInSync(other, p);
     },
     kill9: (port) => procs.kill9(port),
     restart: (port) => procs.restart(port),

@@ -33,6 +33,7 @@ describeTopology('a real primary + replica under three Sentinels', () => {
 
   /** Fail the current primary over (kill -9 or SIGSTOP) while `store` decides; bring it back as a replica. */
   async function failover(kind: 'kill' | 'partition', waitReplicas: number) {
+    await waitFor('the Sentinels to agree on a primary with its replica in sync', 30_000, () => s.settled());
     const prefix = uniquePrefix(`sentinel-${kind}`);
     const store = new RedisCounterStore({ url: s.url, prefix, ttlSeconds: 600, timeoutMs: 400, waitReplicas, waitTimeoutMs: 150 });
     stores.push(store);
@@ -70,23 +71,35 @@ describeTopology('a real primary + replica under three Sentinels', () => {
     return { store, t, held, sessions };
   }
 
+  /**
+   * After the failover the client decides against the new primary: a stretch of 400 ms with
+   * decisions and not one error. A loaded machine may still time a WAIT or a command out in the
+   * first stretches (each such decision fails closed, as it should), so up to ten are tried; a
+   * client still writing to the old primary, or to none, never has a clean one.
+   */
+  async function followsNewPrimary(store: RedisCounterStore, sessions: readonly string[]) {
+    const tries: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const after = newTally();
+      await runUntil(engineFor(store), sessions, 4, sleep(400), after);
+      if (after.errored === 0 && after.decisions > 0) return;
+      tries.push(`${after.decisions} decisions, ${after.errored} errored: ${[...after.errors].map(([m, n]) => `${n}× ${m}`).join('; ')}`);
+    }
+    expect.fail(`no clean stretch of decisions after the failover in 10 tries:\n${tries.join('\n')}`);
+  }
+
   it('waitReplicas 1: a primary killed mid-run; the Sentinels promote the replica, the client follows, counts stay exact', async () => {
     const { store, t, held, sessions } = await failover('kill', 1);
     expect(store.dataLoss).toBeUndefined();
     expect([...held].filter(([, v]) => v !== 0).sort()).toEqual([...t.reported].filter(([, v]) => v !== 0).sort());
-    const after = newTally();
-    await runUntil(engineFor(store), sessions, 4, sleep(400), after);
-    expect(after.errored, [...after.errors].join('; ')).toBe(0);
-    expect(after.decisions).toBeGreaterThan(0);
+    await followsNewPrimary(store, sessions);
   });
 
   it('waitReplicas 1: a primary partitioned away (SIGSTOP) is replaced; the client leaves it, counts stay exact', async () => {
     const { store, t, held, sessions } = await failover('partition', 1);
     expect(store.dataLoss).toBeUndefined();
     expect([...held].filter(([, v]) => v !== 0).sort()).toEqual([...t.reported].filter(([, v]) => v !== 0).sort());
-    const after = newTally();
-    await runUntil(engineFor(store), sessions, 4, sleep(400), after);
-    expect(after.errored, [...after.errors].join('; ')).toBe(0);
+    await followsNewPrimary(store, sessions);
   });
 
   it('no WAIT: a failover either loses nothing (counts exact) or the loss is detected, never silent', async () => {
