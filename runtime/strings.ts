@@ -85,3 +85,14 @@ export function internalized(s: string): string {
   for (const k in { [s]: 0 }) return k;
   return s;
 }
+
+/**
+ * `s` flattened in place (a rope becomes one sequential string; `charCodeAt` flattens it to read
+ * a unit), for strings built from data — a session id, a scope value — that are used as Map keys
+ * many times but are new more often than not. `internalized` would give each one a hidden class
+ * of its own (a fresh object with that key): measured at 1.8 µs per new string, against about 0.2 µs.
+ */
+export function flattened(s: string): string {
+  s.charCodeAt(0);
+  return s;
+}

@@ -45,6 +45,23 @@ describe('counter cells', () => {
     expect(counterOps(cell, run)).toBe(ops);
   });
 
+  it('[OAR-EVAL-12] [OAR-CONF-33] the changed counters are a plain object, by name, in first-write order', () => {
+    const { c, store } = counters();
+    c.start(store, 's1');
+    // Names that are data (scope values, here one that looks like an index and one like a
+    // prototype member): the object is a dictionary inside V8, and still an ordinary object.
+    for (const scope of ['zz', '7', 'toString', 'a']) {
+      const cell = c.cell('s', scope);
+      c.apply(cell, counterOps(cell, ['increment_counter']));
+    }
+    const changed = c.changed();
+    expect(Object.getPrototypeOf(changed)).toBe(Object.prototype);
+    expect(Object.keys(changed)).toEqual(['s#zz', 's#7', 's#toString', 's#a']);
+    expect(JSON.stringify(changed)).toBe('{"s#zz":{"fire_count":1,"breaker_count":0},"s#7":{"fire_count":1,"breaker_count":0},"s#toString":{"fire_count":1,"breaker_count":0},"s#a":{"fire_count":1,"breaker_count":0}}');
+    expect(Object.hasOwn(changed, 'a')).toBe(false);
+    expect(Object.hasOwn(changed, 'b')).toBe(false);
+  });
+
   it('[OAR-FIRE-6] reads after a write see the value before it; the change is reported with the value after', () => {
     const { c, store } = counters();
     c.start(store, 's1');
