@@ -45,11 +45,18 @@ describe('counter cells', () => {
     expect(counterOps(cell, run)).toBe(ops);
   });
 
-  it('[OAR-EVAL-12] [OAR-CONF-33] the changed counters are a plain object, by name, in first-write order', () => {
+  it.each([
+    ['few cells', 0],
+    ['many cells (a dictionary inside V8)', 1000],
+  ])('[OAR-EVAL-12] [OAR-CONF-33] the changed counters are a plain object, by name, in first-write order: %s', (_, others) => {
     const { c, store } = counters();
+    for (let i = 0; i < others; i++) {
+      c.start(store, `other-${i}`);
+      c.cell('r', undefined);
+    }
     c.start(store, 's1');
     // Names that are data (scope values, here one that looks like an index and one like a
-    // prototype member): the object is a dictionary inside V8, and still an ordinary object.
+    // prototype member).
     for (const scope of ['zz', '7', 'toString', 'a']) {
       const cell = c.cell('s', scope);
       c.apply(cell, counterOps(cell, ['increment_counter']));
