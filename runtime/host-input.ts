@@ -41,6 +41,7 @@ const JSON_SPELLING: ReadonlyMap<string, string> = new Map([...MEMBERS].filter((
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const OBJECT_PROTOTYPE = Object.prototype;
+const MAP_PROTOTYPE = Map.prototype;
 
 function className(proto: unknown): string {
   const c: unknown = typeof proto === 'object' && proto !== null ? (proto as { constructor?: unknown }).constructor : undefined;
@@ -199,7 +200,16 @@ function checkToolCall(t: unknown): void {
     throw new HostInputError(['toolCall', key], `decide: unknown toolCall member \`${key}\`${didYouMean(key, ['name', 'arguments'])}; a tool call is { name, arguments }`);
   }
   if (typeof t.name !== 'string' || t.name === '') throw new HostInputError(['toolCall', 'name'], `decide: toolCall.name must be a non-empty string, got ${typeof t.name === 'string' ? 'the empty string' : kindOf(t.name)}`);
-  if (t.arguments !== undefined && !isPlainObject(t.arguments)) {
-    throw new HostInputError(['toolCall', 'arguments'], `decide: toolCall.arguments must be an object (the arguments by name), got ${kindOf(t.arguments)}`);
+  const args = t.arguments;
+  if (args === undefined) return;
+  if (!isPlainObject(args)) throw new HostInputError(['toolCall', 'arguments'], `decide: toolCall.arguments must be an object (the arguments by name), got ${kindOf(args)}`);
+  // Arguments are read by own property (or a Map's entries), as the tool will be given them: a
+  // class instance's getters, or members inherited from a prototype, would read as absent here
+  // while the host's own code reads them — `rm -rf /` decided as a call with no command. So, as
+  // for facts: a plain object (prototype Object.prototype or null), or a Map itself.
+  const proto: unknown = Object.getPrototypeOf(args);
+  if (proto !== OBJECT_PROTOTYPE && proto !== null && proto !== MAP_PROTOTYPE) {
+    const what = typeof (args as { then?: unknown }).then === 'function' ? 'a Promise (await it first)' : `an instance of ${className(proto)}`;
+    throw new HostInputError(['toolCall', 'arguments'], `decide: toolCall.arguments must be a plain object (or a Map) of the arguments by name, got ${what}; copy it into one ({ ...args } keeps only its own members)`);
   }
 }

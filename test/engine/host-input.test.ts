@@ -100,6 +100,9 @@ describe('a host mistake in the occurrence is a typed error, never a decision', 
     ['toolCall without a name', { anchor: 'tool.pre_invoke', toolCall: { arguments: {} } }, ['toolCall', 'name'], 'toolCall.name must be a non-empty string'],
     ['toolCall.args', { anchor: 'tool.pre_invoke', toolCall: { name: 'bash', args: {} } }, ['toolCall', 'args'], 'unknown toolCall member `args`; a tool call is { name, arguments }'],
     ['toolCall.arguments: a list', { anchor: 'tool.pre_invoke', toolCall: { name: 'bash', arguments: ['rm'] } }, ['toolCall', 'arguments'], 'toolCall.arguments must be an object'],
+    ['toolCall.arguments: a class instance with a getter', { anchor: 'tool.pre_invoke', toolCall: { name: 'bash', arguments: new (class Args { get command() { return 'rm -rf /'; } })() } }, ['toolCall', 'arguments'], 'got an instance of Args'],
+    ['toolCall.arguments: inherited members', { anchor: 'tool.pre_invoke', toolCall: { name: 'bash', arguments: Object.create({ command: 'rm -rf /' }) as Record<string, unknown> } }, ['toolCall', 'arguments'], 'must be a plain object (or a Map)'],
+    ['toolCall.arguments: a Promise', { anchor: 'tool.pre_invoke', toolCall: { name: 'bash', arguments: Promise.resolve({ command: 'rm -rf /' }) as unknown as Record<string, unknown> } }, ['toolCall', 'arguments'], 'got a Promise (await it first)'],
     ['recentActivity: 5', { anchor: 'tool.pre_invoke', recentActivity: 5 }, ['recentActivity'], 'recentActivity must be a list of tool names'],
     ['recentActivity: [read, 5]', { anchor: 'tool.pre_invoke', recentActivity: ['read', 5] }, ['recentActivity', 1], 'recentActivity[1] must be a tool name (a string), got a number'],
     ['session: 7', { anchor: 'tool.pre_invoke', session: 7 }, ['session'], 'session must be a string'],
@@ -107,6 +110,16 @@ describe('a host mistake in the occurrence is a typed error, never a decision', 
     const e = thrown(occ);
     expect(e.path).toEqual(path);
     expect(e.message).toContain(text);
+  });
+
+  it('[OAR-FACT-26] tool arguments as a null-prototype object or a Map decide as the plain object does', () => {
+    for (const b of BACKENDS) {
+      const plain = engine(b).decide({ anchor: 'tool.pre_invoke', toolCall: RM });
+      const bare = Object.assign(Object.create(null) as Record<string, unknown>, RM.arguments);
+      expect(engine(b).decide({ anchor: 'tool.pre_invoke', toolCall: { name: 'bash', arguments: bare } })).toEqual(plain);
+      expect(engine(b).decide({ anchor: 'tool.pre_invoke', toolCall: { name: 'bash', arguments: new Map(Object.entries(RM.arguments)) as unknown as Record<string, unknown> } })).toEqual(plain);
+      expect(plain.decision).toBe('block');
+    }
   });
 
   it.each([[null], [undefined], ['tool.pre_invoke'], [[{ anchor: 'tool.pre_invoke' }]]])('decide(%j) is a typed error, not a TypeError', (occ) => {
