@@ -13,6 +13,7 @@ import { maxHeaderSize, type IncomingMessage, type Server, type ServerResponse }
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { HostInputError, decisionJsonText, occurrencePathToJson, type Decision, type Occurrence } from '../runtime/index.js';
+import { BodyJsonError, readJsonBody } from './json-body.js';
 import type { Metrics } from './metrics.js';
 import { Service } from './service.js';
 
@@ -127,8 +128,13 @@ function withJson(req: IncomingMessage, res: ServerResponse, o: RouteOptions, th
 
 function parseBody(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return readJsonBody(text);
   } catch (e) {
+    if (e instanceof BodyJsonError) {
+      // JSON the reader will not guess about: a repeated name, a number beyond binary64.
+      const why = e.message.startsWith('duplicate key') ? ' (JSON readers differ on which of the two counts; send it once)' : '';
+      throw problem(400, 'invalid-json', 'Body cannot be read exactly', `the request body cannot be read exactly: ${e.message} at offset ${e.offset}${why}`, { pointer: '' });
+    }
     throw problem(400, 'invalid-json', 'Body is not JSON', `the request body is not valid JSON: ${(e as Error).message}`, { pointer: '' });
   }
 }

@@ -112,11 +112,25 @@ describe('deciding', () => {
       // The engine's own checks against the bundle: an unknown anchor is a 400, not a `none`.
       [{ anchor: 'tool.pre_invok' }, '/anchor', /unknown anchor `tool.pre_invok`/],
       [{ anchor: 'tool.pre_invoke', facts: { no_such_fact: 1 } }, '/facts/no_such_fact', /no_such_fact/],
+      // JSON read as `oarc eval` reads it: a repeated name, or a number beyond binary64, is refused.
+      ['{"anchor":"tool.pre_invoke","tool_call":{"name":"bash","arguments":{"command":"ls","command":"rm -rf /"}}}', '', /cannot be read exactly: duplicate key "command"/],
+      ['{"anchor":"tool.pre_invoke","tool_call":{"name":"pay","arguments":{"amount":1e400}}}', '', /number 1e400 is not a finite binary64 value/],
     ];
     for (const [body, pointer, detail] of cases) {
       const p = expectProblem(await call(s.url, '/v1/decide', { body: body as object }), 400, pointer);
       expect(p.detail, JSON.stringify(body)).toMatch(detail);
     }
+  });
+
+  it('[OAR-FACT-23] [OAR-FACT-28] reads a 64-bit integer exactly, as oarc eval does: its fingerprint cannot be made, and the counting rule fails closed', async () => {
+    // JSON.parse would read 9223372036854775808, a binary64 with an exact fingerprint, and decide none.
+    const body = '{"anchor":"tool.pre_invoke","session_id":"int64","tool_call":{"name":"grep","arguments":{"n":9223372036854775807}}}';
+    const d = (await call(s.url, '/v1/decide', { body })).json as { decision: string; applied: unknown[] };
+    expect(d.decision).toBe('block');
+    // The first rule reading the fingerprint (BLOCK_REPEAT, through COUNT_REPEATS's counter scope).
+    expect(d.applied).toContainEqual(expect.objectContaining({ rule: 'acme.loops/BLOCK_REPEAT', outcome: 'errored', error: expect.objectContaining({ code: 'provider_failure' }) }));
+    const eval_ = spawnSync(process.execPath, [CLI, 'eval', ...PACK_ARGS, '--occurrence', '-', '--json'], { input: body, encoding: 'utf8' });
+    expect(JSON.parse(eval_.stdout).decision).toBe('block');
   });
 
   it('points into a batch at the index, deciding none of it when an occurrence is malformed', async () => {
