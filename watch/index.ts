@@ -33,9 +33,9 @@ function isDirectory(p: string): boolean {
 }
 
 /**
- * Watch `paths` (files and directories); call `onChange` with the changed path on the first
- * change. Returns a function that stops watching. A file that does not exist yet is watched for
- * through its directory, so creating it counts as a change.
+ * Watch `paths` (files and directories); call `onChange` with the changed path at every change,
+ * until the returned function is called. A file that does not exist yet is watched for through its
+ * directory, so creating it counts as a change.
  */
 export function watchInputs(paths: readonly string[], onChange: (path: string) => void): () => void {
   const whole = new Set<string>(); // directories in which any change counts
@@ -50,8 +50,9 @@ export function watchInputs(paths: readonly string[], onChange: (path: string) =
     }
   }
   const watchers: FSWatcher[] = [];
-  let fired = false;
+  let stopped = false;
   const stop = () => {
+    stopped = true;
     for (const w of watchers.splice(0)) w.close();
   };
   for (const dir of new Set([...whole, ...named.keys()])) {
@@ -60,9 +61,7 @@ export function watchInputs(paths: readonly string[], onChange: (path: string) =
       const w = watch(dir, (_event, name) => {
         const file = name === null ? dir : join(dir, name.toString());
         const relevant = whole.has(dir) || name === null || (named.get(dir)?.has(name.toString()) ?? false);
-        if (!relevant || fired) return;
-        fired = true;
-        onChange(file);
+        if (relevant && !stopped) onChange(file);
       });
       w.on('error', () => undefined); // a directory removed while watched: the next run says so
       watchers.push(w);
@@ -77,6 +76,10 @@ export function watchInputs(paths: readonly string[], onChange: (path: string) =
  * Run `run` (which returns the paths it read), then again after each change to one of them, until
  * `signal` aborts. Changes within `settleMs` of each other (an editor's write-and-rename, a
  * `git checkout`) cause one re-run; `announce` is told which file changed before it starts.
+ *
+ * The inputs stay watched while the next run reads them: a file saved again while a run is under
+ * way (a long pack, a second quick save) makes one more run after it, rather than leaving the
+ * result of a file that is no longer on disk until something else changes.
  */
 export async function rerunOnChange(
   run: () => Promise<readonly string[]>,
@@ -84,19 +87,31 @@ export async function rerunOnChange(
   opts: { signal?: AbortSignal; settleMs?: number } = {},
 ): Promise<void> {
   const settle = opts.settleMs ?? 100;
-  while (!opts.signal?.aborted) {
-    const inputs = await run();
-    const changed = await new Promise<string | undefined>((done) => {
-      const stop = watchInputs(inputs, (path) => {
-        stop();
-        setTimeout(() => done(path), settle);
+  let changed: string | undefined;
+  let wake: (() => void) | undefined;
+  let stopWatching = () => undefined as void;
+  const onAbort = () => wake?.();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    while (!opts.signal?.aborted) {
+      const inputs = await run();
+      // The new inputs are watched before the old watch ends, so no change falls between them.
+      const stopOld = stopWatching;
+      stopWatching = watchInputs(inputs, (path) => {
+        changed ??= path;
+        wake?.();
       });
-      opts.signal?.addEventListener('abort', () => {
-        stop();
-        done(undefined);
-      }, { once: true });
-    });
-    if (changed === undefined) return;
-    announce(changed);
+      stopOld();
+      if (changed === undefined && !opts.signal?.aborted) await new Promise<void>((r) => (wake = r));
+      wake = undefined;
+      if (opts.signal?.aborted) return;
+      // Let the rest of a burst of changes arrive; they are all read by the one run that follows.
+      await new Promise((r) => setTimeout(r, settle));
+      announce(changed as string);
+      changed = undefined;
+    }
+  } finally {
+    stopWatching();
+    opts.signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -110,19 +110,37 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
     return EXIT_INPUT;
   }
 
-  // --watch: reload after a change to any input; changes within 100 ms of each other are one reload.
+  // --watch: reload after a change to any input; changes within 100 ms of each other are one
+  // reload. The inputs stay watched while a reload reads them: a file saved again meanwhile gets
+  // one more reload after it, never a service left serving what is no longer on disk.
   let stopWatch = () => undefined as void;
   if (watching) {
-    const arm = () => {
-      stopWatch = watchInputs(packInputs(source), (file) => {
-        stopWatch();
-        setTimeout(() => {
-          say(`${file} changed; reloading`);
-          void service.reload().then(arm);
-        }, 100);
+    let settling: NodeJS.Timeout | undefined;
+    let reloading = false;
+    let again: string | undefined;
+    const reload = (file: string) => {
+      if (reloading) {
+        again = file;
+        return;
+      }
+      reloading = true;
+      say(`${file} changed; reloading`);
+      void service.reload().then(() => {
+        reloading = false;
+        const next = again;
+        again = undefined;
+        if (next !== undefined) reload(next);
       });
     };
-    arm();
+    stopWatch = watchInputs(packInputs(source), (file) => {
+      clearTimeout(settling);
+      settling = setTimeout(() => reload(file), 100);
+    });
+    const stopInputs = stopWatch;
+    stopWatch = () => {
+      clearTimeout(settling);
+      stopInputs();
+    };
   }
   const onHup = () => {
     say('SIGHUP: reloading');

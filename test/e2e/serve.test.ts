@@ -482,6 +482,25 @@ describe('reloading', () => {
     }
   });
 
+  it('--watch: a file saved again while a reload reads the pack is reloaded after it, never left unserved', async () => {
+    const pack = packCopy('watch-during-reload');
+    const good = readFileSync(pack.rules, 'utf8');
+    // 4,000 more rules, so that a reload takes long enough for a save to land in the middle of one.
+    const filler = join(pack.dir, 'filler.json');
+    writeFileSync(filler, JSON.stringify(Array.from({ length: 4000 }, (_, i) => ({ oar: '1.0', id: `FILL_${i}`, kind: 'policy', anchor: 'tool.pre_invoke', requires: { profiles: ['tool'] }, selector: { tool: [`fill-${i}`] }, effect: 'warn' }))));
+    const s = await serve([...pack.args, filler, '--watch']);
+    try {
+      const rmRf = (effect: string) => good.replace("effect: block\ncopy:\n  title: 'Destructive", `effect: ${effect}\ncopy:\n  title: 'Destructive`);
+      writeFileSync(pack.rules, rmRf('warn'));
+      await s.waitForLog(/changed; reloading/);
+      // The reload of the warn version is under way: this save must not be lost.
+      writeFileSync(pack.rules, rmRf('nudge'));
+      await until('the nudge version served', async () => ((await call(s.url, '/v1/decide', { body: RM_RF })).json as { decision: string }).decision === 'nudge' || undefined);
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  });
+
   it('--watch: not ready while the pack is broken, ready once it is mended, reloaded on each change, no request dropped', async () => {
     const pack = packCopy('watch');
     const good = readFileSync(pack.rules, 'utf8');

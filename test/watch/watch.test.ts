@@ -3,7 +3,7 @@
  * replaces the file by renaming over it, and a new file in a directory it read — and not after a
  * change to a file it did not read.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,46 @@ describe('watchInputs', () => {
 });
 
 describe('rerunOnChange', () => {
+  it('runs once more for a change made while a run was reading the files', async () => {
+    const f = join(dir, 'slow.yaml');
+    writeFileSync(f, 'v1');
+    const stop = new AbortController();
+    const seen: string[] = [];
+    await rerunOnChange(
+      async () => {
+        seen.push(readFileSync(f, 'utf8'));
+        // A long run: the second save lands while the second run is still under way.
+        if (seen.length === 1) setTimeout(() => writeFileSync(f, 'v2'), 50);
+        if (seen.length === 2) {
+          writeFileSync(f, 'v3');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        if (seen.length === 3) setTimeout(() => stop.abort(), 50);
+        return [f];
+      },
+      () => undefined,
+      { signal: stop.signal, settleMs: 20 },
+    );
+    expect(seen).toEqual(['v1', 'v2', 'v3']);
+  });
+
+  it('stops when aborted during a run', async () => {
+    const f = join(dir, 'abort.yaml');
+    writeFileSync(f, 'v1');
+    const stop = new AbortController();
+    let runs = 0;
+    await rerunOnChange(
+      async () => {
+        runs++;
+        stop.abort();
+        return [f];
+      },
+      () => undefined,
+      { signal: stop.signal },
+    );
+    expect(runs).toBe(1);
+  });
+
   it('runs, runs again after a change, and stops when aborted', async () => {
     const f = join(dir, 'pack.yaml');
     writeFileSync(f, 'v1');
