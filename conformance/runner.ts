@@ -369,6 +369,9 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
     decisions.push(decision);
   });
   if (last === undefined) throw new Error('no occurrence was evaluated');
+  // [OAR-CONF-21] over the run, a counter changed only if it ends other than where it began: the
+  // store starts empty, so one back at zero (counted, then reset) is not reported.
+  for (const [name, v] of Object.entries(runCounters)) if (v.fire_count === 0 && v.breaker_count === 0) delete runCounters[name];
   opts.observe?.({ loadErrors: [], decisions });
   // The fixture-level expectation describes the final occurrence, and counters the whole run.
   mismatches.push(...compareExpected(fx.expected, { decision: last, counters: runCounters }, counterRules));

@@ -209,7 +209,10 @@ function checkToolCall(t: unknown): void {
   // for facts: a plain object (prototype Object.prototype or null), or a Map itself.
   const proto: unknown = Object.getPrototypeOf(args);
   if (proto !== OBJECT_PROTOTYPE && proto !== null && proto !== MAP_PROTOTYPE) {
-    const what = typeof (args as { then?: unknown }).then === 'function' ? 'a Promise (await it first)' : `an instance of ${className(proto)}`;
+    const what =
+      typeof (args as { then?: unknown }).then === 'function' ? 'a Promise (await it first)'
+      : className(proto) === 'Object' ? 'an object that inherits members from another (Object.create), which are not read'
+      : `an instance of ${className(proto)}`;
     throw new HostInputError(['toolCall', 'arguments'], `decide: toolCall.arguments must be a plain object (or a Map) of the arguments by name, got ${what}; copy it into one ({ ...args } keeps only its own members)`);
   }
 }

@@ -184,6 +184,10 @@ export class OccurrenceCounters implements CounterContext {
     for (let i = 0; i < this.writes; i++) {
       if (!this.applied[i]) continue;
       const v = this.after[i] as CounterValues;
+      const b = this.before[i] as CounterValues;
+      // [OAR-CONF-21] only a counter whose value changed: a reset of a zero, or an increment and
+      // a reset at one occurrence, writes without changing anything.
+      if (v.fire_count === b.fire_count && v.breaker_count === b.breaker_count) continue;
       out[(this.written[i] as CounterCell).name] = { fire_count: v.fire_count, breaker_count: v.breaker_count };
     }
     return out;

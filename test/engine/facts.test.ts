@@ -107,7 +107,9 @@ describe('[OAR-FACT-28] [OAR-CONF-40] the tool-call adapter', () => {
   });
 
   it('[OAR-CONF-40] tool_arg_string/int/bool: the named own argument of exactly that type, else zero', () => {
-    const inherited = Object.assign(Object.create({ inh: 'from prototype' }) as Record<string, unknown>, { s: 'own', i: 7, big: -9007199254740993n, t: false, ok: true });
+    // Inherited members cannot reach here: arguments with a prototype of their own are refused
+    // (host-input.test.ts). A null-prototype object is read by own property like any other.
+    const inherited = Object.assign(Object.create(null) as Record<string, unknown>, { s: 'own', i: 7, big: -9007199254740993n, t: false, ok: true });
     const conditions = {
       S_OWN: 'tool_arg_string("s") == "own"',
       S_NOT_STRING: 'tool_arg_string("i") == ""',

@@ -671,6 +671,8 @@ export class ReferenceEngine {
     const onFire: RefDecision['onFire'] = [];
     const events: RefDecision['events'] = [];
     const changed = new Map<string, string>();
+    /** Each written counter's values before the occurrence's first write of it. */
+    const before = new Map<string, string>();
     const outcome = new Map(run.trace.map((e) => [e.rule.qid, e.outcome]));
     for (const r of order) {
       const ops = written.get(r.qid) ?? (outcome.get(r.qid) === 'fired' ? run.pending.get(r.qid)?.ops : undefined);
@@ -684,6 +686,7 @@ export class ReferenceEngine {
         }
         const key = op.key as string;
         const v = this.counters.get(key) ?? { fire_count: 0, breaker_count: 0 };
+        if (!before.has(key)) before.set(key, `${v.fire_count},${v.breaker_count}`);
         if (op.action === 'increment_counter') v.fire_count += 1;
         else if (op.action === 'reset_counter') v.fire_count = 0;
         else if (op.action === 'increment_breaker') v.breaker_count += 1;
@@ -693,7 +696,11 @@ export class ReferenceEngine {
       }
     }
     const counters: RefDecision['counters'] = {};
-    for (const [name, key] of changed) counters[name] = { ...(this.counters.get(key) as { fire_count: number; breaker_count: number }) };
+    for (const [name, key] of changed) {
+      const now = this.counters.get(key) as { fire_count: number; breaker_count: number };
+      // [OAR-CONF-21] a counter written back to the value it had is not a change.
+      if (`${now.fire_count},${now.breaker_count}` !== before.get(key)) counters[name] = { ...now };
+    }
 
     const d: RefDecision = {
       ...resolved,
