@@ -30,7 +30,7 @@ export function wantsHelp(argv: readonly string[]): boolean {
 export function parse(argv: readonly string[], options: Options, positionals = true): Parsed {
   let r;
   try {
-    r = parseArgs({ args: [...argv], options, allowPositionals: positionals, strict: true, tokens: true });
+    r = parseArgs({ args: negativeValuesJoined(argv, options), options, allowPositionals: positionals, strict: true, tokens: true });
   } catch (e) {
     throw new UsageError(describeParseError(e, options));
   }
@@ -41,6 +41,28 @@ export function parse(argv: readonly string[], options: Options, positionals = t
     seen.add(t.name);
   }
   return { values: r.values as Parsed['values'], positionals: r.positionals };
+}
+
+/**
+ * `--port -1` as `--port=-1`: parseArgs takes a value that starts with `-` for an option and says
+ * the flag "needs a value", where the message that helps is the range check's ("takes a whole
+ * number from 0 to 65535, not `-1`"). Only a value-taking flag followed by a negative number.
+ */
+function negativeValuesJoined(argv: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    if (a.startsWith('--') && !a.includes('=') && options[a.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 function describeParseError(e: unknown, options: Options): string {

@@ -564,6 +564,11 @@ describe('user errors: one line, the right status, no stack trace', () => {
     expectFailure(oarc(['portability', RULES]), 2, 'oarc portability: missing --capability <file>');
   });
 
+  it('a negative number given to a flag reaches the flag\'s own check, not "needs a value"', () => {
+    expectFailure(oarc(['serve', RULES, '--capability', CAP, '--max-body', '-1']), 2, 'oarc serve: --max-body takes a whole number from 1 to 2147483648, not `-1`');
+    expectFailure(oarc(['serve', RULES, '--capability', CAP, '--port', '-80']), 2, 'oarc serve: --port takes a whole number from 0 to 65535, not `-80`');
+  });
+
   it('no rule files, and an unknown command', () => {
     expectFailure(oarc(['check', '--capability', CAP]), 2, 'oarc check: no rule files given');
     expectFailure(oarc(['frobnicate']), 2, 'oarc: unknown command frobnicate; the commands are compile, check, eval, portability, conformance, bench, test, fmt, corpus, serve, mcp, diff, fuzz, adapter');
