@@ -3,6 +3,7 @@
  * TTY and `NO_COLOR` is unset or empty, https://no-color.org), diagnostics in the
  * `file:line:col: message [OAR-XXX-n]` form, JSON that keeps integers beyond 2^53 exact.
  */
+import { writeJson } from '../compiler/load/json.js';
 import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
 import { SourceLines, codeFrame } from './frame.js';
 
@@ -67,30 +68,7 @@ export function tally(diagnostics: readonly Diagnostic[]): string {
   return warnings > 0 ? `${plural(errors, 'error')}, ${plural(warnings, 'warning')}` : plural(errors, 'error');
 }
 
-/**
- * JSON text in which a bigint (an int beyond ±(2^53−1)) is written as the exact JSON integer.
- * Otherwise as `JSON.stringify`: `undefined` members are left out, `undefined` items are `null`.
- */
+/** JSON text in which a bigint (an int beyond ±(2^53−1)) is written as the exact JSON integer. */
 export function toJson(value: unknown, indent = 0): string {
-  return write(value, indent > 0 ? ' '.repeat(indent) : '', '') ?? 'null';
-}
-
-function write(v: unknown, step: string, at: string): string | undefined {
-  if (typeof v === 'bigint') return v.toString();
-  if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(v);
-  const inner = at + step;
-  const open = step === '' ? '' : `\n${inner}`;
-  const close = step === '' ? '' : `\n${at}`;
-  const sep = step === '' ? ',' : `,\n${inner}`;
-  if (Array.isArray(v)) {
-    if (v.length === 0) return '[]';
-    return `[${open}${v.map((x) => write(x, step, inner) ?? 'null').join(sep)}${close}]`;
-  }
-  const members: string[] = [];
-  for (const [k, x] of Object.entries(v)) {
-    const text = write(x, step, inner);
-    if (text !== undefined) members.push(`${JSON.stringify(k)}:${step === '' ? '' : ' '}${text}`);
-  }
-  return members.length === 0 ? '{}' : `{${open}${members.join(sep)}${close}}`;
+  return writeJson(value, { indent });
 }

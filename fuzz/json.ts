@@ -4,25 +4,10 @@
  * plain JSON. `canonical` sorts object keys, so two decisions compare as text whatever order their
  * members were built in.
  */
-import { JsonError, parseJson } from '../compiler/load/json.js';
+import { JsonError, parseJson, writeJson } from '../compiler/load/json.js';
 
 export function toJsonText(v: unknown, canonical = false): string {
-  return write(v, canonical) ?? 'null';
-}
-
-function write(v: unknown, canonical: boolean): string | undefined {
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : 'null';
-  if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map((x) => write(x, canonical) ?? 'null').join(',')}]`;
-  const keys = Object.keys(v);
-  if (canonical) keys.sort();
-  const members: string[] = [];
-  for (const k of keys) {
-    const text = write((v as Record<string, unknown>)[k], canonical);
-    if (text !== undefined) members.push(`${JSON.stringify(k)}:${text}`);
-  }
-  return `{${members.join(',')}}`;
+  return writeJson(v, { sortKeys: canonical });
 }
 
 /** Parse one JSON text, integers beyond 2^53 kept exact; throws an Error naming the offset. */

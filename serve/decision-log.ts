@@ -5,6 +5,7 @@
  * refused for the log's sake — and each drop is counted (`oarc_decision_log_dropped_total`), with
  * one `{"dropped": N}` line written once the sink catches up, so a reader of the log sees the gap.
  */
+import { writeJson } from '../compiler/load/json.js';
 import { createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
@@ -117,10 +118,10 @@ export class DecisionLog {
   write(record: object): void {
     let line: string;
     try {
-      line = `${JSON.stringify(record)}\n`;
+      line = `${serialised(record)}\n`;
     } catch (e) {
-      // A value JSON cannot write (a BigInt, a cycle, a throwing toJSON) costs its line, never the
-      // decision or the service: dropped and counted, and said at most once a minute.
+      // A value JSON cannot write (a cycle, a throwing toJSON) costs its line, never the decision
+      // or the service: dropped and counted, and said at most once a minute.
       this.dropped++;
       this.onDrop();
       const now = Date.now();
@@ -166,5 +167,19 @@ export class DecisionLog {
     if (!this.ownsSink) return;
     if (this.failure !== undefined) this.sink.destroy();
     else await new Promise<void>((r) => this.sink.end(r));
+  }
+}
+
+/**
+ * A record's JSON. An occurrence read exactly holds a `bigint` for an int beyond ±(2^53−1)
+ * (serve/json-body.ts), which `JSON.stringify` refuses: such a record is written by the exact
+ * writer, its integers as they were sent.
+ */
+function serialised(record: object): string {
+  try {
+    return JSON.stringify(record);
+  } catch (e) {
+    if (e instanceof TypeError && /BigInt/.test(e.message)) return writeJson(record);
+    throw e;
   }
 }

@@ -236,3 +236,43 @@ export function locateJson(root: JsonPos, path: readonly (string | number)[]): n
   }
   return offset;
 }
+
+export interface WriteJsonOptions {
+  /** Spaces per level (0: one line). */
+  indent?: number;
+  /** Object keys in sorted order (by UTF-16 unit), so two values compare as text. */
+  sortKeys?: boolean;
+}
+
+/**
+ * JSON text that reads back exactly as `parseJson` with `bigInts` reads it: a `bigint` (an int
+ * beyond ±(2^53−1), [OAR-FACT-23]) is written as the exact JSON integer, which `JSON.stringify`
+ * refuses to write at all. Otherwise as `JSON.stringify`: `undefined` members are left out,
+ * `undefined` items are `null`, a non-finite number is `null`, `toJSON` is honoured.
+ */
+export function writeJson(value: unknown, opts: WriteJsonOptions = {}): string {
+  const step = opts.indent !== undefined && opts.indent > 0 ? ' '.repeat(opts.indent) : '';
+  return writeValue(value, step, '', opts.sortKeys === true) ?? 'null';
+}
+
+function writeValue(v: unknown, step: string, at: string, sortKeys: boolean): string | undefined {
+  if (typeof v === 'bigint') return v.toString();
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(v);
+  const inner = at + step;
+  const open = step === '' ? '' : `\n${inner}`;
+  const close = step === '' ? '' : `\n${at}`;
+  const sep = step === '' ? ',' : `,\n${inner}`;
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    return `[${open}${v.map((x) => writeValue(x, step, inner, sortKeys) ?? 'null').join(sep)}${close}]`;
+  }
+  const keys = Object.keys(v);
+  if (sortKeys) keys.sort();
+  const members: string[] = [];
+  for (const k of keys) {
+    const text = writeValue((v as Record<string, unknown>)[k], step, inner, sortKeys);
+    if (text !== undefined) members.push(`${JSON.stringify(k)}:${step === '' ? '' : ' '}${text}`);
+  }
+  return members.length === 0 ? '{}' : `{${open}${members.join(sep)}${close}}`;
+}
