@@ -11,7 +11,9 @@
  *   the rule's copy and the call never reaches the server ([OAR-PROF-10]); nudge and warn forward
  *   it and their advisories are appended to its result ([OAR-EVAL-20]). An allowed call is
  *   forwarded as the line the client wrote, the text decided on, when the transports give the
- *   proxy lines (lines.ts); otherwise as the message the decision read, re-serialised;
+ *   proxy lines (lines.ts); otherwise as the message the decision read, re-serialised. Either
+ *   way no line the server is sent holds a character some reader takes as a line break
+ *   (line-breaks.ts): one line in, one message out;
  * - the result at `tool.post_invoke` and then `model.tool_result` (each the capability maps): a
  *   block withholds it, a transform delivers the transformed text ([OAR-OPS-16]).
  *
@@ -22,8 +24,9 @@ import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Occurrence } from '../runtime/index.js';
+import { lineBreakInSerialised, withoutLineBreaks } from './line-breaks.js';
 import type { RawLines } from './lines.js';
-import { readToolCall } from './tool-call.js';
+import { INVALID_REQUEST, readToolCall } from './tool-call.js';
 import { advisoryItems, blockedResult, resultText, withAdvisories, withText, withheldResult, type ContentItem, type Decided, type ToolResult } from './result.js';
 
 export interface Anchors {
@@ -103,15 +106,26 @@ export class McpProxy {
   }
 
   private async fromClient(m: Message): Promise<void> {
+    if (this.lines === undefined) {
+      // Written by the transport's own serialiser, which the proxy cannot make spell a line break
+      // otherwise: a message that would hold one is not sent at all (line-breaks.ts).
+      const br = lineBreakInSerialised(JSON.stringify(m));
+      if (br !== undefined) {
+        await this.refuse(m, `invalid request: it holds a raw ${br}, which some servers read as the end of a line, and this transport cannot write it escaped`);
+        return;
+      }
+    }
     if (m.method === 'initialize' && m.id !== undefined) this.session = randomUUID();
     if (m.method !== 'tools/call') {
-      await this.server.send(m);
+      await this.toServer(m);
       return;
     }
-    // With its line, the call is read from the line itself, as the server will read what it is sent.
+    // With its line, the call is read from the line itself, as the server will read what it is
+    // sent: the client's line, respelled so that no server reads a line break in it (the same value).
     const read = this.lines?.lineOf(m);
-    const msg = (read === undefined ? m : JSON.parse(read.line)) as Record<string, unknown>;
-    const r = readToolCall(msg, read?.line, read?.refused);
+    const line = read === undefined ? undefined : withoutLineBreaks(read.line);
+    const msg = (line === undefined ? m : JSON.parse(line)) as Record<string, unknown>;
+    const r = readToolCall(msg, line, read?.refused);
     if (!r.ok) {
       if ('dropped' in r) {
         this.opts.say(`dropped ${r.dropped}`);
@@ -141,8 +155,29 @@ export class McpProxy {
     }
     this.pending.set(idKey(id), call);
     // What was decided is what is sent: the client's line, or the very message the decision read.
-    if (read !== undefined && this.lines !== undefined) await this.lines.send(read.line);
+    if (line !== undefined && this.lines !== undefined) await this.lines.send(line);
+    else await this.toServer(m);
+  }
+
+  /**
+   * A message the proxy does not read to the server: re-serialised, as the SDK's `send` writes it
+   * (`JSON.stringify`, which escapes CR and LF), and with the line writer, U+0085, U+2028 and
+   * U+2029 escaped too (`JSON.stringify` leaves them raw).
+   */
+  private async toServer(m: Message): Promise<void> {
+    if (this.lines !== undefined) await this.lines.send(withoutLineBreaks(JSON.stringify(m)));
     else await this.server.send(m);
+  }
+
+  /** Not forwarded: a request is answered with -32600 and `message`; anything else is dropped, and said. */
+  private async refuse(m: Message, message: string): Promise<void> {
+    const id = m.id;
+    if (m.method !== undefined && (typeof id === 'string' || typeof id === 'number')) {
+      if (this.opts.verbose) this.opts.say(`refused (not forwarded), error ${INVALID_REQUEST}: ${message}`);
+      await this.client.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } } as JSONRPCMessage);
+      return;
+    }
+    this.opts.say(`dropped a ${m.method === undefined ? 'response' : `${m.method} notification`} from the client (${message})`);
   }
 
   private async fromServer(m: Message): Promise<void> {

@@ -20,6 +20,14 @@ const init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolV
 // 20-digit integer (JSON.stringify writes 12345678901234567000), `\u00e9`, `\/`.
 const allowedRead = '{ "jsonrpc" : "2.0", "method":"tools/call", "id" : 10, "params":{ "arguments" : {"path":"/w/caf\\u00e9 \\"q\\" a\\/b", "n": 1.50, "big": 12345678901234567890}, "name":"read_text_file" } }';
 const allowedWrite = '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/w/inside.txt","content":"ok"}}}';
+// An allowed read wrapping, between raw CRs (JSON whitespace), a write the pack blocks: a reader
+// splitting at a lone CR (the fake server does, as Python's does) would run the write.
+const smuggledWrite = '{"jsonrpc":"2.0","id":32,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/etc/passwd","content":"x"}}}';
+const smuggling = `{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"read_text_file","arguments":{"a":\r${smuggledWrite}\r}}}`;
+// Raw U+2028, U+2029, U+0085 inside strings, where str.splitlines breaks a line.
+const separators = '{"jsonrpc":"2.0","id":33,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/w/a\u2028b\u2029c\u0085d"}}}';
+/** How the fake server splits what it receives. */
+const BREAK = /\r\n|[\n\r\u0085\u2028\u2029]/;
 const P = 'invalid tools/call params: ';
 const R = 'invalid tools/call request: ';
 const TWICE = '(JSON readers differ on which one counts, so the call could be decided on one and run on the other)';
@@ -46,7 +54,7 @@ describe('oarc mcp fails closed', () => {
     const box = sandbox();
     const record = join(box.root, 'received.jsonl');
     try {
-      const input = [init, '{"jsonrpc":"2.0","method":"notifications/initialized"}', allowedRead, ...refused.map((r) => r[0]), allowedWrite, '{"jsonrpc":"2.0","id":30,"method":"tools/list"}'];
+      const input = [init, '{"jsonrpc":"2.0","method":"notifications/initialized"}', allowedRead, ...refused.map((r) => r[0]), allowedWrite, '{"jsonrpc":"2.0","id":30,"method":"tools/list"}', smuggling, separators];
       const r = spawnSync(process.execPath, [CLI, 'mcp', ...PACK, '--fact', 'oarc.mcp.workspace=/w/', '--verbose', '--', process.execPath, FAKE, record], {
         encoding: 'utf8',
         timeout: 30_000,
@@ -57,11 +65,13 @@ describe('oarc mcp fails closed', () => {
       // Which path ran: the client's lines, reached through the SDK transports' members (mcp/lines.ts).
       expect(r.stderr).toContain('oarc mcp: forwarding each allowed tools/call as the line the client wrote');
 
-      const received = readFileSync(record, 'utf8').split('\n').filter(Boolean);
+      const received = readFileSync(record, 'utf8').split(BREAK).filter(Boolean);
       const calls = received.filter((l) => (JSON.parse(l) as { method?: string }).method === 'tools/call');
-      // The allowed calls, as the client wrote them; nothing else that was a tools/call.
-      expect(calls).toEqual([allowedRead, allowedWrite]);
-      expect(received.map((l) => (JSON.parse(l) as { method?: string }).method)).toEqual(['initialize', 'notifications/initialized', 'tools/call', 'tools/call', 'tools/list']);
+      // The allowed calls, as the client wrote them — but for the line breaks a server could split
+      // at, respelled with the same value [OAR-PROF-10]; nothing else that was a tools/call.
+      expect(calls).toEqual([allowedRead, allowedWrite, smuggling.replaceAll('\r', ' '), '{"jsonrpc":"2.0","id":33,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/w/a\\u2028b\\u2029c\\u0085d"}}}']);
+      expect(JSON.parse(calls[3] as string)).toEqual(JSON.parse(separators));
+      expect(received.map((l) => (JSON.parse(l) as { method?: string }).method)).toEqual(['initialize', 'notifications/initialized', 'tools/call', 'tools/call', 'tools/list', 'tools/call', 'tools/call']);
 
       const out = new Map(
         r.stdout
@@ -70,7 +80,10 @@ describe('oarc mcp fails closed', () => {
           .map((l) => JSON.parse(l) as { id?: number; result?: { content: { text: string }[]; isError?: boolean }; error?: { code: number; message: string } })
           .map((m) => [m.id, m]),
       );
-      expect([...out.keys()].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30]);
+      expect([...out.keys()].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33]);
+      // The server ran the read the pack decided, with the write inside it as an argument, not as a call.
+      expect(JSON.parse(out.get(31)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: { a: JSON.parse(smuggledWrite) } });
+      expect(JSON.parse(out.get(33)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: { path: '/w/a\u2028b\u2029c\u0085d' } });
       // The server read the allowed call as the pack did (the fake echoes what it parsed).
       expect(JSON.parse(out.get(10)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: JSON.parse(allowedRead).params.arguments });
       // A pack block is a tool error result; the others are JSON-RPC errors naming what is wrong.

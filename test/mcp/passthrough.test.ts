@@ -208,12 +208,63 @@ describe('a tools/call that cannot be decided is never forwarded', () => {
     expect(r.proxy.forwarding).toBe('lines');
     const line = '{ "jsonrpc":"2.0", "method" : "tools/call","id":7,"params":{"arguments":{"path":"/w/caf\\u00e9 \\"q\\"","n":1.50},"name":"read"}}';
     await r.client.send(l.parse(line));
-    // Not a tools/call: re-serialised as before, even with a line.
+    // Not a tools/call: re-serialised as before, even with a line (written by the same writer).
     await r.client.send(l.parse('{"jsonrpc":"2.0","id":8,"method":"tools/list"}'));
     await r.settle();
-    expect(l.sent).toEqual([line]);
-    expect(r.atServer).toEqual([{ jsonrpc: '2.0', id: 8, method: 'tools/list' }]);
+    expect(l.sent).toEqual([line, '{"jsonrpc":"2.0","id":8,"method":"tools/list"}']);
+    expect(r.atServer).toEqual([]);
     expect(r.asked[0]?.toolCall).toEqual({ name: 'read', arguments: { path: '/w/café "q"', n: 1.5 } });
+  });
+
+  it('forwards an allowed call holding raw line breaks as one line no server splits, the same JSON value [OAR-PROF-10]', async () => {
+    const l = fakeLines();
+    const r = await rig((occ) => (occ.toolCall?.name === 'write_file' ? { decision: 'block', rule: 'ns/W', copy: null, advisories: [] } : NONE), l.lines);
+    // A raw CR is JSON whitespace: a universal-newline reader (Python's TextIOWrapper, Node's
+    // readline) would run the write_file call between the two as a message of its own.
+    const inner = '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/tmp/evil.txt","content":"x"}}}';
+    const smuggling = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"a":\r${inner}\r}}}`;
+    // U+0085, U+2028, U+2029 raw inside strings (TS escapes: the JSON text holds the characters), where str.splitlines breaks a line.
+    const separators = '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/w/a\u2028b","t":"x\u0085y\u2029z"}}}';
+    for (const line of [smuggling, separators]) await r.client.send(l.parse(line));
+    await r.settle();
+    expect(l.sent).toHaveLength(2);
+    for (const [i, original] of [smuggling, separators].entries()) {
+      const sent = l.sent[i] as string;
+      expect(sent).not.toMatch(/[\r\n\u0085\u2028\u2029]/);
+      // The same value: only the spelling of whitespace and of three characters in strings changed.
+      expect(JSON.parse(sent)).toEqual(JSON.parse(original));
+    }
+    expect(l.sent[0]).toBe(smuggling.replaceAll('\r', ' '));
+    expect(l.sent[1]).toContain('"/w/a\\u2028b"');
+    expect(r.asked.map((o) => o.toolCall?.name)).toEqual(['read_text_file', 'read_text_file']);
+  });
+
+  it('writes every other message re-serialised with U+0085, U+2028, U+2029 escaped', async () => {
+    const l = fakeLines();
+    const r = await rig(() => NONE, l.lines);
+    await r.client.send(l.parse('{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///a\u2028b\u0085c\u2029d"}}'));
+    await r.client.send({ jsonrpc: '2.0', method: 'notifications/x', params: { s: 'a\u2028{}' } } as JSONRPCMessage);
+    await r.settle();
+    expect(l.sent).toEqual([
+      '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///a\\u2028b\\u0085c\\u2029d"}}',
+      '{"jsonrpc":"2.0","method":"notifications/x","params":{"s":"a\\u2028{}"}}',
+    ]);
+    expect(JSON.parse(l.sent[0] as string)).toEqual({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'file:///a\u2028b\u0085c\u2029d' } });
+  });
+
+  it('refuses, when the transport writes it, a message whose JSON would hold a raw line break', async () => {
+    const r = await rig(() => NONE);
+    await r.client.send({ jsonrpc: '2.0', id: 1, method: 'ping', params: { x: 'a\u2028b' } } as JSONRPCMessage);
+    await r.client.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read', arguments: { p: 'a\u0085b' } } } as JSONRPCMessage);
+    await r.client.send({ jsonrpc: '2.0', method: 'notifications/x', params: { x: '\u2029' } } as JSONRPCMessage);
+    await r.settle();
+    expect(r.atServer).toEqual([]);
+    expect(r.asked).toEqual([]);
+    expect(r.atClient).toEqual([
+      error(1, -32600, 'invalid request: it holds a raw U+2028 (LINE SEPARATOR), which some servers read as the end of a line, and this transport cannot write it escaped'),
+      error(2, -32600, 'invalid request: it holds a raw U+0085 (NEXT LINE), which some servers read as the end of a line, and this transport cannot write it escaped'),
+    ]);
+    expect(r.said).toContain('dropped a notifications/x notification from the client (invalid request: it holds a raw U+2029 (PARAGRAPH SEPARATOR), which some servers read as the end of a line, and this transport cannot write it escaped)');
   });
 
   it('refuses a call with a member name written twice: -32600 in the envelope, -32602 in params', async () => {
