@@ -7,7 +7,7 @@
  * notification (no id, so nothing can be answered), dropped.
  */
 import { kindOf } from '../runtime/host-input.js';
-import { pathText, scanDuplicateKeys } from './duplicate-keys.js';
+import { pathText, sameName, scanDuplicateKeys } from './duplicate-keys.js';
 
 export const INVALID_REQUEST = -32600 as const;
 export const INVALID_PARAMS = -32602 as const;
@@ -41,12 +41,15 @@ export function readToolCall(m: Record<string, unknown>, line?: string, refused 
     const scan = scanDuplicateKeys(line);
     if ('malformed' in scan) return request(`it could not be read (${scan.malformed})`);
     if ('duplicate' in scan) {
-      const { key, path } = scan.duplicate;
-      const twice = `two members named ${JSON.stringify(key)}`;
-      const readings = '(JSON readers differ on which one counts, so the call could be decided on one and run on the other)';
+      const { key, earlier, path } = scan.duplicate;
+      const where = path.length === 0 ? '' : ` in ${pathText(path)}`;
+      const message =
+        earlier === undefined
+          ? `two members named ${JSON.stringify(key)}${where} (JSON readers differ on which one counts, so the call could be decided on one and run on the other)`
+          : `two members named ${JSON.stringify(earlier)} and ${JSON.stringify(key)}${where}, names that differ only in case (Go's encoding/json, as mcp-go uses it, matches member names regardless of case and keeps the last, so the call could be decided on one and run on the other)`;
       // Which id the client meant is one of the things in doubt when it is the id that is repeated.
-      if (path.length === 0) return request(`${twice} ${readings}`, key === 'id' ? {} : withId);
-      return params(`${twice} in ${pathText(path)} ${readings}`);
+      if (path.length === 0) return request(message, sameName(key, 'id') ? {} : withId);
+      return params(message);
     }
   }
   if (m.jsonrpc !== '2.0') return request(`jsonrpc must be "2.0"${hasOwn(m, 'jsonrpc') ? `, not ${JSON.stringify(m.jsonrpc)}` : ', and is missing'}`);

@@ -31,6 +31,7 @@ const BREAK = /\r\n|[\n\r\u0085\u2028\u2029]/;
 const P = 'invalid tools/call params: ';
 const R = 'invalid tools/call request: ';
 const TWICE = '(JSON readers differ on which one counts, so the call could be decided on one and run on the other)';
+const CASED = "names that differ only in case (Go's encoding/json, as mcp-go uses it, matches member names regardless of case and keeps the last, so the call could be decided on one and run on the other)";
 
 /** Lines the server must never see, each with the error the client gets back (undefined: no answer). */
 const refused: [string, number | undefined, number | undefined, string | undefined][] = [
@@ -39,6 +40,9 @@ const refused: [string, number | undefined, number | undefined, string | undefin
   ['{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/w/a"},"arguments":{"path":"/etc/passwd"}}}', 22, -32602, `${P}two members named "arguments" in params ${TWICE}`],
   ['{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/w/a","content":"x","path":"/etc/passwd"}}}', 23, -32602, `${P}two members named "path" in params.arguments ${TWICE}`],
   ['{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"read_text_file"},"params":{"name":"write_file"}}', 24, -32600, `${R}two members named "params" ${TWICE}`],
+  // Differing only in case: one name to a Go server (encoding/json), which would write /etc/passwd.
+  ['{"jsonrpc":"2.0","id":34,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/w/a","content":"x","PATH":"/etc/passwd"}}}', 34, -32602, `${P}two members named "path" and "PATH" in params.arguments, ${CASED}`],
+  ['{"jsonrpc":"2.0","id":35,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/w/a"},"Name":"write_file"}}', 35, -32602, `${P}two members named "name" and "Name" in params, ${CASED}`],
   ['{"jsonrpc":"2.0","id":25,"method":"tools/call"}', 25, -32602, `${P}params is missing: a tools/call needs params.name, the name of the tool`],
   ['{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":["write_file"]}}', 26, -32602, `${P}params.name must be a string, not an array`],
   ['{"jsonrpc":"2.0","id":27,"method":"tools/call","params":{"name":"write_file","arguments":["/etc/passwd"]}}', 27, -32602, `${P}params.arguments must be an object, not an array`],
@@ -80,7 +84,7 @@ describe('oarc mcp fails closed', () => {
           .map((l) => JSON.parse(l) as { id?: number; result?: { content: { text: string }[]; isError?: boolean }; error?: { code: number; message: string } })
           .map((m) => [m.id, m]),
       );
-      expect([...out.keys()].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33]);
+      expect([...out.keys()].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33, 34, 35]);
       // The server ran the read the pack decided, with the write inside it as an argument, not as a call.
       expect(JSON.parse(out.get(31)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: { a: JSON.parse(smuggledWrite) } });
       expect(JSON.parse(out.get(33)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: { path: '/w/a\u2028b\u2029c\u0085d' } });

@@ -267,10 +267,11 @@ describe('a tools/call that cannot be decided is never forwarded', () => {
     expect(r.said).toContain('dropped a notifications/x notification from the client (invalid request: it holds a raw U+2029 (PARAGRAPH SEPARATOR), which some servers read as the end of a line, and this transport cannot write it escaped)');
   });
 
-  it('refuses a call with a member name written twice: -32600 in the envelope, -32602 in params', async () => {
+  it('refuses a call with a member name written twice, or in two cases: -32600 in the envelope, -32602 in params', async () => {
     const l = fakeLines();
     const r = await rig(() => NONE, l.lines);
     const twice = '(JSON readers differ on which one counts, so the call could be decided on one and run on the other)';
+    const cased = "names that differ only in case (Go's encoding/json, as mcp-go uses it, matches member names regardless of case and keeps the last, so the call could be decided on one and run on the other)";
     const lines: [string, ReturnType<typeof error>][] = [
       ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"safe","name":"rm"}}', error(1, -32602, `${P}two members named "name" in params ${twice}`)],
       ['{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"safe","n\\u0061me":"rm"}}', error(2, -32602, `${P}two members named "name" in params ${twice}`)],
@@ -279,6 +280,12 @@ describe('a tools/call that cannot be decided is never forwarded', () => {
       ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"w"},"params":{"name":"rm"}}', error(5, -32600, `${R}two members named "params" ${twice}`)],
       // Which request a repeated id answers is itself in doubt: the error carries none.
       ['{"jsonrpc":"2.0","id":6,"id":7,"method":"tools/call","params":{"name":"w"}}', error(undefined, -32600, `${R}two members named "id" ${twice}`)],
+      // Names that differ only in case are one to Go's encoding/json (the last wins), at every level.
+      ['{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"w","arguments":{"path":"/ok","PATH":"/etc"}}}', error(8, -32602, `${P}two members named "path" and "PATH" in params.arguments, ${cased}`)],
+      ['{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read","arguments":{},"Name":"rm"}}', error(9, -32602, `${P}two members named "name" and "Name" in params, ${cased}`)],
+      ['{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"w","arguments":{"\u212aey":"/etc","key":"/ok"}}}', error(10, -32602, `${P}two members named "\u212aey" and "key" in params.arguments, ${cased}`)],
+      ['{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"w"},"Params":{"name":"rm"}}', error(11, -32600, `${R}two members named "params" and "Params", ${cased}`)],
+      ['{"jsonrpc":"2.0","id":12,"ID":13,"method":"tools/call","params":{"name":"w"}}', error(undefined, -32600, `${R}two members named "id" and "ID", ${cased}`)],
     ];
     for (const [line] of lines) await r.client.send(l.parse(line));
     await r.settle();
