@@ -22,6 +22,14 @@ export type ToolCallRead =
 /** The members a JSON-RPC request has ([JSON-RPC 2.0 §4]; the MCP schema allows no other). */
 const ENVELOPE = new Set(['jsonrpc', 'id', 'method', 'params']);
 
+/**
+ * The members of a tools/call's params the proxy decides or passes knowingly. Any other is
+ * something the server may act on that no rule read — `task` above all (MCP's task-augmented
+ * calls): the server then answers with a task, and the result comes through `tasks/result`, which
+ * the proxy does not decide, so a secret in it would reach the client unredacted.
+ */
+const PARAMS = new Set(['name', 'arguments', '_meta']);
+
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
@@ -65,6 +73,13 @@ export function readToolCall(m: Record<string, unknown>, line?: string, refused 
   if (p.name === '') return params('params.name must name a tool, not be the empty string');
   if (hasOwn(p, 'arguments') && !isPlainObject(p.arguments)) return params(`params.arguments must be an object, not ${kindOf(p.arguments)}`);
   if (hasOwn(p, '_meta') && !isPlainObject(p._meta)) return params(`params._meta must be an object, not ${kindOf(p._meta)}`);
+  if (hasOwn(p, 'task')) {
+    return params('params.task asks for a task-augmented call, whose result comes back through tasks/result, which oarc does not decide: the result would reach the client undecided, so the call is not forwarded');
+  }
+  const unknown = Object.keys(p).filter((k) => !PARAMS.has(k));
+  if (unknown.length > 0) {
+    return params(`params has ${unknown.length === 1 ? 'a member' : 'members'} ${unknown.map((k) => JSON.stringify(k)).join(', ')} besides name, arguments and _meta, which no rule reads and the server might act on`);
+  }
   // Whatever else the schema found wrong (a _meta member of the wrong type, say): still not forwarded.
   if (refused) return params('the MCP schema does not accept them');
   const args = hasOwn(p, 'arguments') ? (p.arguments as Record<string, unknown>) : {};

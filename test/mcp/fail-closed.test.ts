@@ -43,6 +43,8 @@ const refused: [string, number | undefined, number | undefined, string | undefin
   // Differing only in case: one name to a Go server (encoding/json), which would write /etc/passwd.
   ['{"jsonrpc":"2.0","id":34,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/w/a","content":"x","PATH":"/etc/passwd"}}}', 34, -32602, `${P}two members named "path" and "PATH" in params.arguments, ${CASED}`],
   ['{"jsonrpc":"2.0","id":35,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/w/a"},"Name":"write_file"}}', 35, -32602, `${P}two members named "name" and "Name" in params, ${CASED}`],
+  // Task-augmented (MCP 2025-11-25): the result would come through tasks/result, never decided.
+  ['{"jsonrpc":"2.0","id":36,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/w/.env"},"task":{"ttl":60000}}}', 36, -32602, `${P}params.task asks for a task-augmented call, whose result comes back through tasks/result, which oarc does not decide: the result would reach the client undecided, so the call is not forwarded`],
   ['{"jsonrpc":"2.0","id":25,"method":"tools/call"}', 25, -32602, `${P}params is missing: a tools/call needs params.name, the name of the tool`],
   ['{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":["write_file"]}}', 26, -32602, `${P}params.name must be a string, not an array`],
   ['{"jsonrpc":"2.0","id":27,"method":"tools/call","params":{"name":"write_file","arguments":["/etc/passwd"]}}', 27, -32602, `${P}params.arguments must be an object, not an array`],
@@ -84,7 +86,7 @@ describe('oarc mcp fails closed', () => {
           .map((l) => JSON.parse(l) as { id?: number; result?: { content: { text: string }[]; isError?: boolean }; error?: { code: number; message: string } })
           .map((m) => [m.id, m]),
       );
-      expect([...out.keys()].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33, 34, 35]);
+      expect([...out.keys()].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33, 34, 35, 36]);
       // The server ran the read the pack decided, with the write inside it as an argument, not as a call.
       expect(JSON.parse(out.get(31)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: { a: JSON.parse(smuggledWrite) } });
       expect(JSON.parse(out.get(33)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: { path: '/w/a\u2028b\u2029c\u0085d' } });

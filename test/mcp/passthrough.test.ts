@@ -180,6 +180,9 @@ describe('a tools/call that cannot be decided is never forwarded', () => {
       [{ id: null, params: { name: 'write' } }, error(undefined, -32600, `${R}id must be a string or an integer, not null`)],
       [{ id: 1.5, params: { name: 'write' } }, error(undefined, -32600, `${R}id must be a string or an integer, not 1.5`)],
       [{ id: 13, params: { name: 'write' }, extra: true }, error(13, -32600, `${R}a JSON-RPC request has no member "extra"`)],
+      // A task-augmented call's result comes through tasks/result, which the proxy never decides.
+      [{ id: 14, params: { name: 'read', arguments: {}, task: { ttl: 60000 } } }, error(14, -32602, `${P}params.task asks for a task-augmented call, whose result comes back through tasks/result, which oarc does not decide: the result would reach the client undecided, so the call is not forwarded`)],
+      [{ id: 15, params: { name: 'read', arguments: {}, cwd: '/', env: {} } }, error(15, -32602, `${P}params has members "cwd", "env" besides name, arguments and _meta, which no rule reads and the server might act on`)],
     ];
     const r = await rig(() => NONE);
     for (const [m] of cases) await r.client.send({ jsonrpc: '2.0', method: 'tools/call', ...m } as JSONRPCMessage);
