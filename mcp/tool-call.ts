@@ -8,6 +8,7 @@
  */
 import { kindOf } from '../runtime/host-input.js';
 import { pathText, sameName, scanDuplicateKeys } from './duplicate-keys.js';
+import { integerBeyondInt64, readExactly } from './exact-read.js';
 
 export const INVALID_REQUEST = -32600 as const;
 export const INVALID_PARAMS = -32602 as const;
@@ -36,9 +37,12 @@ const isId = (v: unknown): v is string | number => typeof v === 'string' || (typ
 
 /**
  * Reads a `tools/call` message (its `method` is `tools/call`). `line`, when given, is the text it
- * was parsed from, checked for repeated member names; `refused`, that the SDK's schema refused it.
+ * was parsed from (`m` is `JSON.parse` of it, used only for the id of an answer until the line is
+ * read): checked for repeated member names, then read exactly (exact-read.ts), and that reading
+ * is the call. `refused`: the SDK's schema refused it.
  */
-export function readToolCall(m: Record<string, unknown>, line?: string, refused = false): ToolCallRead {
+export function readToolCall(loose: Record<string, unknown>, line?: string, refused = false): ToolCallRead {
+  let m = loose;
   if (!hasOwn(m, 'id')) return { ok: false, dropped: 'a tools/call sent as a notification (no id) cannot be answered, so it is not forwarded' };
   const id = isId(m.id) ? m.id : undefined;
   const withId = id === undefined ? {} : { id };
@@ -59,6 +63,9 @@ export function readToolCall(m: Record<string, unknown>, line?: string, refused 
       if (path.length === 0) return request(message, sameName(key, 'id') ? {} : withId);
       return params(message);
     }
+    const exact = readExactly(line);
+    if (!exact.ok) return params(`they cannot be read exactly as a server reads them: ${exact.problem}`);
+    m = exact.value as Record<string, unknown>;
   }
   if (m.jsonrpc !== '2.0') return request(`jsonrpc must be "2.0"${hasOwn(m, 'jsonrpc') ? `, not ${JSON.stringify(m.jsonrpc)}` : ', and is missing'}`);
   if (id === undefined) return request(`id must be a string or an integer, not ${typeof m.id === 'number' ? String(m.id) : kindOf(m.id)}`);
@@ -83,5 +90,7 @@ export function readToolCall(m: Record<string, unknown>, line?: string, refused 
   // Whatever else the schema found wrong (a _meta member of the wrong type, say): still not forwarded.
   if (refused) return params('the MCP schema does not accept them');
   const args = hasOwn(p, 'arguments') ? (p.arguments as Record<string, unknown>) : {};
+  const beyond = integerBeyondInt64(args, ['params', 'arguments']);
+  if (beyond !== undefined) return params(beyond);
   return { ok: true, id, name: p.name, args };
 }

@@ -49,6 +49,35 @@ function maskOne(value: unknown, path: MaskPath, i: number): unknown {
   return { ...obj, [seg]: at(obj[seg]) };
 }
 
+/**
+ * A record as one line of JSON. An integer beyond ±(2^53−1) is a `bigint` when the occurrence was
+ * read exactly (`oarc mcp` reads tool calls so, [OAR-FACT-23]); it is written as its digits — a
+ * JSON number, the value the decision read — rather than costing the record its line, which would
+ * let a caller keep a call out of the log by adding a large integer to it.
+ */
+export function recordJson(record: unknown): string {
+  try {
+    return JSON.stringify(record);
+  } catch (e) {
+    if (!(e instanceof TypeError) || !/BigInt/i.test(e.message)) throw e;
+    return exactJson(record) ?? 'null';
+  }
+}
+
+/** `JSON.stringify` for values that may hold bigints (no indentation; `undefined` members left out, as it does). */
+function exactJson(v: unknown): string | undefined {
+  if (typeof v === 'bigint') return v.toString();
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return exactJson((v as { toJSON(): unknown }).toJSON());
+  if (Array.isArray(v)) return `[${v.map((x) => exactJson(x) ?? 'null').join(',')}]`;
+  const members: string[] = [];
+  for (const [k, x] of Object.entries(v)) {
+    const text = exactJson(x);
+    if (text !== undefined) members.push(`${JSON.stringify(k)}:${text}`);
+  }
+  return `{${members.join(',')}}`;
+}
+
 export interface DecisionLogOptions {
   /** `-` for stdout, a file appended to, or a stream of one's own (closed by its owner). */
   target: string | Writable;
@@ -117,9 +146,9 @@ export class DecisionLog {
   write(record: object): void {
     let line: string;
     try {
-      line = `${JSON.stringify(record)}\n`;
+      line = `${recordJson(record)}\n`;
     } catch (e) {
-      // A value JSON cannot write (a BigInt, a cycle, a throwing toJSON) costs its line, never the
+      // A value JSON cannot write (a cycle, a throwing toJSON) costs its line, never the
       // decision or the service: dropped and counted, and said at most once a minute.
       this.dropped++;
       this.onDrop();

@@ -298,6 +298,24 @@ describe('a tools/call that cannot be decided is never forwarded', () => {
     expect(r.atClient).toEqual(lines.map(([, e]) => e));
   });
 
+  it('reads the call\'s numbers exactly, as the server does: int64 beyond 2^53 as bigint; refuses non-finite and beyond-int64 [OAR-FACT-23]', async () => {
+    const l = fakeLines();
+    const r = await rig(() => NONE, l.lines);
+    const exact = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":{"amount":9223372036854775807,"n":[-9007199254740993,2.50]}}}';
+    await r.client.send(l.parse(exact));
+    await r.client.send(l.parse('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pay","arguments":{"amount":1e400}}}'));
+    await r.client.send(l.parse('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"pay","arguments":{"x":{"y":[1,-9223372036854775809]}}}}'));
+    await r.client.send(l.parse(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"pay","arguments":${'['.repeat(300)}${']'.repeat(300)}}}`));
+    await r.settle();
+    expect(r.asked.map((o) => o.toolCall)).toEqual([{ name: 'pay', arguments: { amount: 9223372036854775807n, n: [-9007199254740993n, 2.5] } }]);
+    expect(l.sent).toEqual([exact]);
+    expect(r.atClient).toEqual([
+      error(2, -32602, `${P}they cannot be read exactly as a server reads them: number 1e400 is not a finite binary64 value, which a server reads as infinity [OAR-FACT-23]`),
+      error(3, -32602, `${P}params.arguments.x.y[1] is -9223372036854775809, an integer beyond the 64-bit range of an OAR int [OAR-FACT-23]: tool_arg_int would read it as zero while the server reads the number`),
+      error(4, -32602, `${P}they cannot be read exactly as a server reads them: document nests deeper than 256 levels; it was not parsed`),
+    ]);
+  });
+
   it('refuses a call the SDK\'s schema refused even when its own checks pass', async () => {
     const l = fakeLines();
     const r = await rig(() => NONE, l.lines);

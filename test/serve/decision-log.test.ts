@@ -77,15 +77,15 @@ class MemorySink extends Writable {
 }
 
 describe('a record or a sink that fails', () => {
-  it('a record JSON cannot write (a BigInt, a cycle) is dropped and counted, said at most once a minute; the next line is written', async () => {
+  it('a record JSON cannot write (a cycle, a throwing toJSON) is dropped and counted, said at most once a minute; the next line is written', async () => {
     const sink = new MemorySink();
     let drops = 0;
     const said: string[] = [];
     const log = new DecisionLog({ target: sink, onDrop: () => drops++, say: (l) => said.push(l) });
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    expect(() => log.write({ n: 1n })).not.toThrow();
     expect(() => log.write({ cycle })).not.toThrow();
+    expect(() => log.write({ n: 1n, cycle })).not.toThrow();
     log.write({ n: 3 });
     await log.close();
     expect(drops).toBe(2);
@@ -94,6 +94,16 @@ describe('a record or a sink that fails', () => {
     const lines = sink.chunks.join('').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines[0]).toEqual({ n: 3 });
     expect(lines[1]).toMatchObject({ dropped: 2 });
+  });
+
+  it('writes an exact integer beyond ±(2^53−1) (a bigint, as oarc mcp reads one) as its digits [OAR-FACT-23]', async () => {
+    const sink = new MemorySink();
+    let drops = 0;
+    const log = new DecisionLog({ target: sink, onDrop: () => drops++ });
+    log.write({ occurrence: { tool_call: { name: 'pay', arguments: { amount: 9223372036854775807n, list: [-9007199254740993n, 1.5, null], skip: undefined, at: new Date(0) } } } });
+    await log.close();
+    expect(drops).toBe(0);
+    expect(sink.chunks.join('')).toBe('{"occurrence":{"tool_call":{"name":"pay","arguments":{"amount":9223372036854775807,"list":[-9007199254740993,1.5,null],"at":"1970-01-01T00:00:00.000Z"}}}}\n');
   });
 
   it('a file that cannot be opened is refused when the log opens, naming the path', async () => {
