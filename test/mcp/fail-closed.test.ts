@@ -17,8 +17,9 @@ beforeAll(() => ensureBuilt(['bin', 'compiler', 'runtime', 'packtest', 'serve', 
 
 const init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}';
 // Spacing, member order, escapes and numbers a re-serialisation would not keep: 1.50, a
-// 20-digit integer (JSON.stringify writes 12345678901234567000), `\u00e9`, `\/`.
-const allowedRead = '{ "jsonrpc" : "2.0", "method":"tools/call", "id" : 10, "params":{ "arguments" : {"path":"/w/caf\\u00e9 \\"q\\" a\\/b", "n": 1.50, "big": 12345678901234567890}, "name":"read_text_file" } }';
+// 2^60, an int64 with an exact binary64 value (so it has a fingerprint, [OAR-FACT-28]) that
+// JSON.stringify writes 1152921504606847000, `\u00e9`, `\/`.
+const allowedRead = '{ "jsonrpc" : "2.0", "method":"tools/call", "id" : 10, "params":{ "arguments" : {"path":"/w/caf\\u00e9 \\"q\\" a\\/b", "n": 1.50, "big": 1152921504606846976}, "name":"read_text_file" } }';
 const allowedWrite = '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/w/inside.txt","content":"ok"}}}';
 // An allowed read wrapping, between raw CRs (JSON whitespace), a write the pack blocks: a reader
 // splitting at a lone CR (the fake server does, as Python's does) would run the write.
