@@ -57,15 +57,32 @@ interface PendingCall {
   advisories: ContentItem[];
 }
 
+/**
+ * A request of the client's the server was sent and has not answered, by id: the response to it
+ * is the first message from the server with that id, and for a tools/call it is the result to
+ * decide. Ids are the client's to choose, and MCP forbids reusing one, but nothing stops a client
+ * from sending `ping` with the id of a tools/call in flight — whose `{}` would then be decided as
+ * the call's result, and the real result delivered undecided. So a request whose id is in flight
+ * is refused, whatever its method.
+ */
+interface InFlight {
+  method: string;
+  /** A tools/call's, whose response is decided. */
+  call?: PendingCall;
+}
+
 type Message = JSONRPCMessage & { id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
 
 const idKey = (id: string | number) => `${typeof id}:${String(id)}`;
+const idInUse = (id: string | number, method: string) =>
+  `id ${JSON.stringify(id)} is already the id of a ${method} request the server has not answered, and the two responses could not be told apart`;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class McpProxy {
   /** The MCP session: a new one at each `initialize` the client sends. */
   private session = randomUUID();
-  private readonly pending = new Map<string, PendingCall>();
+  /** By `idKey`: string and number ids are distinct, as JSON-RPC has them. */
+  private readonly inFlight = new Map<string, InFlight>();
   private fromClientQueue: Promise<void> = Promise.resolve();
   private fromServerQueue: Promise<void> = Promise.resolve();
   private lines: RawLines | undefined;
@@ -117,6 +134,14 @@ export class McpProxy {
     }
     if (m.method === 'initialize' && m.id !== undefined) this.session = randomUUID();
     if (m.method !== 'tools/call') {
+      if (m.method !== undefined && (typeof m.id === 'string' || typeof m.id === 'number')) {
+        const busy = this.inFlight.get(idKey(m.id));
+        if (busy !== undefined) {
+          await this.refuse(m, `invalid request: ${idInUse(m.id, busy.method)}`);
+          return;
+        }
+        this.inFlight.set(idKey(m.id), { method: m.method });
+      }
       await this.toServer(m);
       return;
     }
@@ -136,6 +161,12 @@ export class McpProxy {
       return;
     }
     const { id, name, args } = r;
+    const busy = this.inFlight.get(idKey(id));
+    if (busy !== undefined) {
+      // Refused before it is decided: a call that is not forwarded moves no counter.
+      await this.refuse(m, `invalid tools/call request: ${idInUse(id, busy.method)}`);
+      return;
+    }
     const call: PendingCall = { name, args, session: this.session, advisories: [] };
     if (this.opts.anchors.pre !== undefined) {
       let d;
@@ -153,7 +184,7 @@ export class McpProxy {
       }
       call.advisories = advisoryItems(d);
     }
-    this.pending.set(idKey(id), call);
+    this.inFlight.set(idKey(id), { method: 'tools/call', call });
     // What was decided is what is sent: the client's line, or the very message the decision read.
     if (line !== undefined && this.lines !== undefined) await this.lines.send(line);
     else await this.toServer(m);
@@ -181,12 +212,25 @@ export class McpProxy {
   }
 
   private async fromServer(m: Message): Promise<void> {
-    const call = m.id === undefined || m.method !== undefined ? undefined : this.pending.get(idKey(m.id));
+    // Requests and notifications of the server's, and an error without an id (it could not read a
+    // request), pass; a response goes only to a request in flight.
+    if (m.method !== undefined || (typeof m.id !== 'string' && typeof m.id !== 'number')) {
+      await this.client.send(m);
+      return;
+    }
+    const sent = this.inFlight.get(idKey(m.id));
+    if (sent === undefined) {
+      // A second answer to a request, or one to nothing the client asked: it could be a tool
+      // result no rule decided, delivered to a client that took the id for another request.
+      this.opts.say(`dropped a response from the server with id ${JSON.stringify(m.id)}, which answers no request in flight`);
+      return;
+    }
+    this.inFlight.delete(idKey(m.id));
+    const call = sent.call;
     if (call === undefined) {
       await this.client.send(m);
       return;
     }
-    this.pending.delete(idKey(m.id as string | number));
     if (!isObject(m.result)) {
       // A JSON-RPC error carries no content to decide, and no place for advisories.
       await this.client.send(m);

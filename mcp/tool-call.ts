@@ -33,7 +33,14 @@ const PARAMS = new Set(['name', 'arguments', '_meta']);
 
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+/**
+ * An id the proxy can match a response to: a string, or an integer JSON readers all read alike.
+ * Beyond ±(2^53−1) they do not — 9007199254740993 and 9007199254740992 are one number to
+ * `JSON.parse` (the SDK's reader, so the proxy's), two to Python — and a response could be taken
+ * for another request's.
+ */
+const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
+const isUnsafeInteger = (v: unknown): boolean => typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v));
 
 /**
  * Reads a `tools/call` message (its `method` is `tools/call`). `line`, when given, is the text it
@@ -68,7 +75,10 @@ export function readToolCall(loose: Record<string, unknown>, line?: string, refu
     m = exact.value as Record<string, unknown>;
   }
   if (m.jsonrpc !== '2.0') return request(`jsonrpc must be "2.0"${hasOwn(m, 'jsonrpc') ? `, not ${JSON.stringify(m.jsonrpc)}` : ', and is missing'}`);
-  if (id === undefined) return request(`id must be a string or an integer, not ${typeof m.id === 'number' ? String(m.id) : kindOf(m.id)}`);
+  if (isUnsafeInteger(m.id)) {
+    return request(`id ${String(m.id)} is an integer beyond ±(2^53−1), which JSON readers round: the proxy could not tell the response to this call from the response to another request`, {});
+  }
+  if (!isId(m.id)) return request(`id must be a string or an integer, not ${typeof m.id === 'number' ? String(m.id) : kindOf(m.id)}`);
   const extra = Object.keys(m).filter((k) => !ENVELOPE.has(k));
   if (extra.length > 0) return request(`a JSON-RPC request has no member ${extra.map((k) => JSON.stringify(k)).join(', ')}`);
 
@@ -92,5 +102,5 @@ export function readToolCall(loose: Record<string, unknown>, line?: string, refu
   const args = hasOwn(p, 'arguments') ? (p.arguments as Record<string, unknown>) : {};
   const beyond = integerBeyondInt64(args, ['params', 'arguments']);
   if (beyond !== undefined) return params(beyond);
-  return { ok: true, id, name: p.name, args };
+  return { ok: true, id: m.id, name: p.name, args };
 }

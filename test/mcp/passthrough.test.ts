@@ -74,6 +74,8 @@ describe('passing through', () => {
       { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
     ];
     for (const m of fromClient) await r.client.send(m);
+    // The server answers what it has been sent: a response to no request in flight is dropped.
+    await r.settle();
     for (const m of fromServer) await r.server.send(m);
     await r.settle();
     expect(r.atServer).toEqual(fromClient);
@@ -110,6 +112,7 @@ describe('tools/call', () => {
     const nudge: Decided = { decision: 'nudge', rule: 'ns/N', copy: { what: 'n' }, advisories: [{ code: 'N', rule: 'ns/N', copy: { what: 'n' } }] };
     const r = await rig((occ) => (occ.anchor === 'pre' ? nudge : occ.anchor === 'post' ? { decision: 'block', rule: 'ns/B', copy: { what: 'b' }, advisories: [] } : NONE));
     await r.client.send(call(2));
+    await r.settle();
     await r.server.send({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'secret' }], structuredContent: { s: 'secret' } } });
     await r.settle();
     expect(r.atClient).toEqual([{ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '[oarc] Tool result withheld by rule ns/B.\nb' }, { type: 'text', text: '[oarc] Nudge from rule ns/N:\nn' }], isError: true } }]);
@@ -130,6 +133,7 @@ describe('tools/call', () => {
   it('passes a JSON-RPC error answering a call through', async () => {
     const r = await rig(() => NONE);
     await r.client.send(call(4));
+    await r.settle();
     await r.server.send({ jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'unknown tool' } });
     await r.settle();
     expect(r.atServer).toEqual([call(4)]);
@@ -155,6 +159,84 @@ describe('tools/call', () => {
     await r.client.send(call(4));
     await r.settle();
     expect(r.asked[0]?.session).not.toBe(r.asked[1]?.session);
+  });
+});
+
+describe('request ids: a response is matched to the one request it answers', () => {
+  const error = (id: number | string | undefined, code: number, message: string) => ({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } });
+  const call = (id: number | string, args: Record<string, unknown> = { path: '/a' }): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read', arguments: args } });
+  const redact = (occ: Occurrence): Decided & { content?: string } => (occ.anchor === 'post' ? { ...NONE, decision: 'transform', content: (occ.content ?? '').replace('sk-1', '[R]') } : NONE);
+
+  it('refuses a request whose id is that of a tools/call in flight; the real result is decided', async () => {
+    const r = await rig(redact);
+    await r.client.send(call(7));
+    await r.client.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    await r.settle();
+    expect(r.atServer).toEqual([call(7)]);
+    expect(r.atClient).toEqual([error(7, -32600, 'invalid request: id 7 is already the id of a tools/call request the server has not answered, and the two responses could not be told apart')]);
+    await r.server.send({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'key sk-1' }] } });
+    await r.settle();
+    expect(r.atClient[1]).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'key [R]' }] } });
+    // Answered: the id is free again.
+    await r.client.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    await r.settle();
+    expect(r.atServer).toEqual([call(7), { jsonrpc: '2.0', id: 7, method: 'ping' }]);
+  });
+
+  it('refuses a tools/call whose id is that of any request in flight, before deciding it', async () => {
+    const r = await rig(redact);
+    await r.client.send({ jsonrpc: '2.0', id: 'x', method: 'resources/read', params: { uri: 'file:///a' } });
+    await r.client.send(call('x'));
+    await r.client.send(call(3));
+    await r.client.send(call(3, { path: '/b' }));
+    await r.settle();
+    expect(r.atServer).toEqual([{ jsonrpc: '2.0', id: 'x', method: 'resources/read', params: { uri: 'file:///a' } }, call(3)]);
+    expect(r.asked).toHaveLength(1);
+    expect(r.atClient).toEqual([
+      error('x', -32600, 'invalid tools/call request: id "x" is already the id of a resources/read request the server has not answered, and the two responses could not be told apart'),
+      error(3, -32600, 'invalid tools/call request: id 3 is already the id of a tools/call request the server has not answered, and the two responses could not be told apart'),
+    ]);
+  });
+
+  it('keeps string and number ids apart', async () => {
+    const r = await rig(redact);
+    await r.client.send(call(5));
+    await r.client.send({ jsonrpc: '2.0', id: '5', method: 'ping' });
+    await r.settle();
+    await r.server.send({ jsonrpc: '2.0', id: '5', result: {} });
+    await r.server.send({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'sk-1' }] } });
+    await r.settle();
+    expect(r.atServer).toHaveLength(2);
+    expect(r.atClient).toEqual([{ jsonrpc: '2.0', id: '5', result: {} }, { jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: '[R]' }] } }]);
+  });
+
+  it('refuses a tools/call whose numeric id is not a safe integer, answering without an id', async () => {
+    const l = fakeLines();
+    const r = await rig(redact, l.lines);
+    // 9007199254740993 is 9007199254740992 to JSON.parse (the SDK's reader), not to a Python server.
+    await r.client.send(l.parse('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"read","arguments":{}}}'));
+    await r.settle();
+    const r2 = await rig(redact);
+    await r2.client.send(call(1e300));
+    await r2.settle();
+    expect(l.sent).toEqual([]);
+    expect(r2.atServer).toEqual([]);
+    expect(r.asked).toEqual([]);
+    const why = 'an integer beyond ±(2^53−1), which JSON readers round: the proxy could not tell the response to this call from the response to another request';
+    expect(r.atClient).toEqual([error(undefined, -32600, `invalid tools/call request: id 9007199254740993 is ${why}`)]);
+    expect(r2.atClient).toEqual([error(undefined, -32600, `invalid tools/call request: id ${String(1e300)} is ${why}`)]);
+  });
+
+  it('drops a response from the server that answers no request in flight (a second result, say), and says so', async () => {
+    const r = await rig(redact);
+    await r.client.send(call(1));
+    await r.settle();
+    await r.server.send({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'sk-1' }] } });
+    await r.server.send({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'sk-1' }] } });
+    await r.server.send({ jsonrpc: '2.0', id: 99, result: {} });
+    await r.settle();
+    expect(r.atClient).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '[R]' }] } }]);
+    expect(r.said).toEqual(['dropped a response from the server with id 1, which answers no request in flight', 'dropped a response from the server with id 99, which answers no request in flight']);
   });
 });
 
