@@ -27,7 +27,7 @@ import type { Occurrence } from '../runtime/index.js';
 import { lineBreakInSerialised, withoutLineBreaks } from './line-breaks.js';
 import type { RawLines } from './lines.js';
 import { INVALID_REQUEST, readToolCall } from './tool-call.js';
-import { advisoryItems, blockedResult, resultText, withAdvisories, withText, withheldResult, type ContentItem, type Decided, type ToolResult } from './result.js';
+import { advisoryItems, blockedResult, contentBuffer, withAdvisories, withBuffer, withheldResult, type ContentItem, type Decided, type ToolResult } from './result.js';
 
 export interface Anchors {
   /** The host-local anchor of `tool.pre_invoke`, when the capability maps it. */
@@ -247,7 +247,8 @@ export class McpProxy {
 
   /** The result the client receives: the server's own object when nothing changes it. */
   private async afterCall(call: PendingCall, result: ToolResult): Promise<ToolResult> {
-    const original = resultText(result);
+    const buffer = contentBuffer(result);
+    const original = buffer.text;
     let text = original;
     const advisories = [...call.advisories];
     for (const anchor of this.opts.anchors.results) {
@@ -260,7 +261,7 @@ export class McpProxy {
     }
     let out = result;
     if (text !== original) {
-      const r = withText(result, original, text);
+      const r = withBuffer(result, buffer, text);
       if ('unfaithful' in r) return withAdvisories(withheldResult(`a rule transformed the ${call.name} result, but ${r.unfaithful}`), advisories);
       out = r;
     }

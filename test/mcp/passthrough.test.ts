@@ -120,6 +120,34 @@ describe('tools/call', () => {
     expect(r.asked.map((o) => o.anchor)).toEqual(['pre', 'post']);
   });
 
+  it('decides a secret that is only in structuredContent: redacted there, or withheld by a block [OAR-PROF-10]', async () => {
+    const secret = { content: [{ type: 'text', text: 'done' }], structuredContent: { key: 'sk-1', n: 2 } };
+    const redact = await rig((occ) => (occ.anchor === 'post' ? { ...NONE, decision: 'transform', content: (occ.content ?? '').replaceAll('sk-1', '[R]') } : NONE));
+    await redact.client.send(call(1, 'read'));
+    await redact.settle();
+    await redact.server.send({ jsonrpc: '2.0', id: 1, result: secret });
+    await redact.settle();
+    expect(redact.asked.map((o) => o.content)).toEqual([undefined, 'done\n{"key":"sk-1","n":2.0}', 'done\n{"key":"[R]","n":2.0}']);
+    expect(redact.atClient).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'done' }], structuredContent: { key: '[R]', n: 2 } } }]);
+
+    const block = await rig((occ) => (occ.anchor === 'post' && (occ.content ?? '').includes('sk-') ? { decision: 'block', rule: 'ns/S', copy: null, advisories: [] } : NONE));
+    await block.client.send(call(2, 'read'));
+    await block.settle();
+    await block.server.send({ jsonrpc: '2.0', id: 2, result: secret });
+    await block.settle();
+    expect(block.atClient).toEqual([{ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '[oarc] Tool result withheld by rule ns/S.' }], isError: true } }]);
+
+    // A transform that breaks the structured content's JSON cannot be delivered: withheld.
+    const breaking = await rig((occ) => (occ.anchor === 'post' ? { ...NONE, decision: 'transform', content: (occ.content ?? '').replace('"sk-1"', '[R]') } : NONE));
+    await breaking.client.send(call(3, 'read'));
+    await breaking.settle();
+    await breaking.server.send({ jsonrpc: '2.0', id: 3, result: secret });
+    await breaking.settle();
+    expect(breaking.atClient).toEqual([
+      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: '[oarc] Tool result withheld: a rule transformed the read result, but the transformed structuredContent is no longer the canonical JSON of a value' }], isError: true } },
+    ]);
+  });
+
   it('fails closed when a decision cannot be made', async () => {
     const r = await rig(() => {
       throw new Error('store down');
