@@ -512,6 +512,10 @@ Options:
 ${REDIS_HELP}
       --decision-log <f|->  append one JSON line per decision (the oarc serve format) to a
                             file, or - for stderr
+      --log-mask <path>     mask a member of the logged occurrence, as a JSON Pointer where
+                            * matches every member: /tool_call/arguments/token; repeatable.
+                            /content (a tool's result) and /tool_call/arguments carry what
+                            the pack protects: the log writes them in full unless masked
       --verbose             each decision and its trace on stderr, in words, and each tools/call
                             refused as malformed
       --check-schemas       at start-up, list the server's tools (from a second instance of

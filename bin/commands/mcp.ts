@@ -4,6 +4,7 @@
  */
 import { McpStartError, startMcpProxy } from '../../mcp/index.js';
 import { SdkMissingError } from '../../mcp/sdk.js';
+import { parseMaskPath, type MaskPath } from '../../serve/decision-log.js';
 import { bool, parse, str, strs } from '../args.js';
 import { EXIT_INPUT, EXIT_OK, InputError, UsageError, oneLine } from '../errors.js';
 import type { Io } from '../output.js';
@@ -18,6 +19,7 @@ const OPTIONS = {
   fact: { type: 'string', multiple: true },
   ...REDIS_OPTIONS,
   'decision-log': { type: 'string' },
+  'log-mask': { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   'check-schemas': { type: 'boolean' },
 } as const;
@@ -30,6 +32,13 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<numbe
   const p = parse(argv.slice(0, split), OPTIONS);
   const source = packSource(p.positionals, str(p, 'capability'), strs(p, 'config'), str(p, 'detectors'), strs(p, 'injection-corpus'));
   const redis = redisConfigFrom(p);
+  // As oarc serve reads it: the same paths, the same errors.
+  const logMask: MaskPath[] = strs(p, 'log-mask').map((m) => {
+    const r = parseMaskPath(m);
+    if (typeof r === 'string') throw new UsageError(`--log-mask: ${r}`);
+    return r;
+  });
+  if (logMask.length > 0 && str(p, 'decision-log') === undefined) throw new UsageError('--log-mask applies to the decision log: give --decision-log <file|-> too');
   const say = (line: string) => io.err(`oarc mcp: ${line}\n`);
   let running;
   try {
@@ -38,7 +47,7 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<numbe
       server: { command, args, env: Object.fromEntries(Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined)) },
       facts: strs(p, 'fact'),
       ...(redis === undefined ? {} : { redis }),
-      ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: str(p, 'decision-log') as string }),
+      ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: str(p, 'decision-log') as string, logMask }),
       verbose: bool(p, 'verbose'),
       checkSchemas: bool(p, 'check-schemas'),
       say,
