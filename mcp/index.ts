@@ -17,6 +17,7 @@ import { listServerTools, type ServerCommand } from './probe.js';
 import { McpProxy, type Anchors } from './proxy.js';
 import { checkSchemas, usesOfBundle, usesOfPack, type SchemaProblem } from './schemas.js';
 import { importSdk } from './sdk.js';
+import { schemaProblem } from './schema-problem.js';
 import { serverLineWriter, tapClientLines } from './lines.js';
 
 export { McpProxy, type Anchors } from './proxy.js';
@@ -150,8 +151,9 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
     const closed = new Promise<'client' | 'server'>((r) => (side = r));
     server.onclose = () => side?.('server');
     client.onclose = () => side?.('client');
-    server.onerror = (e) => o.say(`server: ${e.message}`);
-    client.onerror = (e) => o.say(`client: ${e.message}`);
+    // One line each: the SDK hands over its schema's errors whole, the issue tree as JSON.
+    server.onerror = (e) => o.say(`server: ${schemaProblem(e)}`);
+    client.onerror = (e) => o.say(`client: ${schemaProblem(e)}`);
     try {
       await server.start();
     } catch (e) {

@@ -132,6 +132,13 @@ export class McpProxy {
         return;
       }
     }
+    const read = this.lines?.lineOf(m);
+    if (read?.refused && m.method !== 'tools/call') {
+      // A request the SDK's schema refused, passed on by the reader so that it is answered (lines.ts).
+      const what = typeof m.method === 'string' ? `this ${m.method} request` : 'this request';
+      await this.refuse(m, `invalid request: the MCP schema does not accept ${what}: ${read.problem ?? 'it is malformed'}`, true);
+      return;
+    }
     if (m.method === 'initialize' && m.id !== undefined) this.session = randomUUID();
     if (m.method !== 'tools/call') {
       if (m.method !== undefined && (typeof m.id === 'string' || typeof m.id === 'number')) {
@@ -147,7 +154,6 @@ export class McpProxy {
     }
     // With its line, the call is read from the line itself, as the server will read what it is
     // sent: the client's line, respelled so that no server reads a line break in it (the same value).
-    const read = this.lines?.lineOf(m);
     const line = read === undefined ? undefined : withoutLineBreaks(read.line);
     const msg = (line === undefined ? m : JSON.parse(line)) as Record<string, unknown>;
     const r = readToolCall(msg, line, read?.refused);
@@ -200,11 +206,14 @@ export class McpProxy {
     else await this.server.send(m);
   }
 
-  /** Not forwarded: a request is answered with -32600 and `message`; anything else is dropped, and said. */
-  private async refuse(m: Message, message: string): Promise<void> {
+  /**
+   * Not forwarded: a request is answered with -32600 and `message` (said with --verbose, or
+   * `always`); anything else is dropped, and said.
+   */
+  private async refuse(m: Message, message: string, always = false): Promise<void> {
     const id = m.id;
     if (m.method !== undefined && (typeof id === 'string' || typeof id === 'number')) {
-      if (this.opts.verbose) this.opts.say(`refused (not forwarded), error ${INVALID_REQUEST}: ${message}`);
+      if (this.opts.verbose || always) this.opts.say(`refused (not forwarded), error ${INVALID_REQUEST}: ${message}`);
       await this.client.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } } as JSONRPCMessage);
       return;
     }

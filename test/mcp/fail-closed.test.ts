@@ -29,6 +29,8 @@ const smuggling = `{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"nam
 const separators = '{"jsonrpc":"2.0","id":33,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/w/a\u2028b\u2029c\u0085d"}}}';
 // A secret only in the result's structuredContent, under a text saying "done".
 const structuredSecret = '{"jsonrpc":"2.0","id":37,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/w/k","structuredContent":{"key":"sk-demo0123456789abcdefgh","n":1}}}}';
+// Not a tools/call, but refused by the SDK's schema: answered, not left waiting.
+const schemaRefused = '{"jsonrpc":"2.0","id":38,"method":"ping","Method":"tools/call"}';
 /** How the fake server splits what it receives. */
 const BREAK = /\r\n|[\n\r\u0085\u2028\u2029]/;
 const P = 'invalid tools/call params: ';
@@ -63,7 +65,7 @@ describe('oarc mcp fails closed', () => {
     const box = sandbox();
     const record = join(box.root, 'received.jsonl');
     try {
-      const input = [init, '{"jsonrpc":"2.0","method":"notifications/initialized"}', allowedRead, ...refused.map((r) => r[0]), allowedWrite, '{"jsonrpc":"2.0","id":30,"method":"tools/list"}', smuggling, separators, structuredSecret];
+      const input = [init, '{"jsonrpc":"2.0","method":"notifications/initialized"}', allowedRead, ...refused.map((r) => r[0]), allowedWrite, '{"jsonrpc":"2.0","id":30,"method":"tools/list"}', smuggling, separators, structuredSecret, schemaRefused];
       const r = spawnSync(process.execPath, [CLI, 'mcp', ...PACK, '--fact', 'oarc.mcp.workspace=/w/', '--verbose', '--', process.execPath, FAKE, record], {
         encoding: 'utf8',
         timeout: 30_000,
@@ -89,12 +91,16 @@ describe('oarc mcp fails closed', () => {
           .map((l) => JSON.parse(l) as { id?: number; result?: { content: { text: string }[]; isError?: boolean }; error?: { code: number; message: string } })
           .map((m) => [m.id, m]),
       );
-      expect([...out.keys()].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33, 34, 35, 36, 37]);
+      expect([...out.keys()].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33, 34, 35, 36, 37, 38]);
       // The server ran the read the pack decided, with the write inside it as an argument, not as a call.
       expect(JSON.parse(out.get(31)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: { a: JSON.parse(smuggledWrite) } });
       expect(JSON.parse(out.get(33)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: { path: '/w/a\u2028b\u2029c\u0085d' } });
       // The server read the allowed call as the pack did (the fake echoes what it parsed).
       expect(JSON.parse(out.get(10)?.result?.content[0]?.text ?? '')).toEqual({ name: 'read_text_file', arguments: JSON.parse(allowedRead).params.arguments });
+      expect(out.get(38)?.error).toEqual({ code: -32600, message: 'invalid request: the MCP schema does not accept this ping request: Unrecognized key: "Method"' });
+      // Said in one line, not the schema's issue tree.
+      expect(r.stderr).toContain('oarc mcp: refused (not forwarded), error -32600: invalid request: the MCP schema does not accept this ping request: Unrecognized key: "Method"\n');
+      expect(r.stderr).not.toContain('invalid_union');
       // The secret only in structuredContent is redacted there too [OAR-PROF-10].
       expect(out.get(37)?.result).toEqual({ content: [{ type: 'text', text: 'done' }], structuredContent: { key: '[REDACTED SECRET]', n: 1 } });
       // A pack block is a tool error result; the others are JSON-RPC errors naming what is wrong.

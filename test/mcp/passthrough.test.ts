@@ -435,6 +435,18 @@ describe('a tools/call that cannot be decided is never forwarded', () => {
     expect(r.atClient).toEqual([error(1, -32602, `${P}the MCP schema does not accept them`)]);
   });
 
+  it('answers, with -32600 and one line of why, a request of any method the SDK\'s schema refused', async () => {
+    const l = fakeLines();
+    const r = await rig(() => NONE, l.lines);
+    const m = l.parse('{"jsonrpc":"2.0","id":5,"method":"ping","Method":"tools/call"}', true);
+    l.lines.lineOf(m)!.problem = 'Unrecognized key: "Method"';
+    await r.client.send(m);
+    await r.settle();
+    expect(l.sent).toEqual([]);
+    expect(r.atClient).toEqual([error(5, -32600, 'invalid request: the MCP schema does not accept this ping request: Unrecognized key: "Method"')]);
+    expect(r.said).toEqual(['refused (not forwarded), error -32600: invalid request: the MCP schema does not accept this ping request: Unrecognized key: "Method"']);
+  });
+
   it('reads the call from its line, not from the object the transport parsed', async () => {
     // A transport that handed over an object unlike its line (a schema stripping a member, say):
     // the decision reads what the server will read.
