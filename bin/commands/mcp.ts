@@ -31,6 +31,12 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<numbe
   if (command === undefined || command === '') throw new UsageError('no server command after `--`');
   const p = parse(argv.slice(0, split), OPTIONS);
   const source = packSource(p.positionals, str(p, 'capability'), strs(p, 'config'), str(p, 'detectors'), strs(p, 'injection-corpus'));
+  // Option syntax, before anything starts: a usage error (exit 2), as --help says. Whether the
+  // capability declares the fact is known only once the pack is loaded (exit 1).
+  const facts = strs(p, 'fact');
+  for (const f of facts) {
+    if (f.indexOf('=') <= 0) throw new UsageError(`--fact ${f}: write it as --fact name=value${f === '' || f.startsWith('=') ? '' : `, e.g. --fact ${f}=<value>`}`);
+  }
   const redis = redisConfigFrom(p);
   // As oarc serve reads it: the same paths, the same errors.
   const logMask: MaskPath[] = strs(p, 'log-mask').map((m) => {
@@ -45,7 +51,7 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<numbe
     running = await startMcpProxy({
       source,
       server: { command, args, env: Object.fromEntries(Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined)) },
-      facts: strs(p, 'fact'),
+      facts,
       ...(redis === undefined ? {} : { redis }),
       ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: str(p, 'decision-log') as string, logMask }),
       verbose: bool(p, 'verbose'),

@@ -42,7 +42,15 @@ describe('oarc mcp', () => {
     const r = oarc([...PACK, '--fact', 'oarc.mcp.workspce=/w/', '--', process.execPath, FS_SERVER, '/tmp']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('oarc mcp: --fact oarc.mcp.workspce: the capability declares no host fact oarc.mcp.workspce (did you mean `oarc.mcp.workspace`?)');
-    expect(oarc([...PACK, '--fact', 'oarc.mcp.workspace', '--', 'x']).stderr).toContain('write it as <name>=<value>');
+  });
+
+  it('takes a --fact without `=` for the usage error it is (exit 2), naming the syntax', () => {
+    const r = oarc([...PACK, '--fact', 'oarc.mcp.workspace', '--', 'x']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('oarc mcp: --fact oarc.mcp.workspace: write it as --fact name=value, e.g. --fact oarc.mcp.workspace=<value>');
+    const empty = oarc([...PACK, '--fact', '=x', '--', 'x']);
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toContain('oarc mcp: --fact =x: write it as --fact name=value');
   });
 
   it('--log-mask keeps what the pack protects out of the decision log, as oarc serve\'s does', () => {
