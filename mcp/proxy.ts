@@ -2,11 +2,15 @@
  * The proxy proper: JSON-RPC messages forwarded between the client's transport and the server's,
  * unchanged — requests, responses, notifications, cancellation and progress alike, ids untouched,
  * since the proxy originates no request of its own — except `tools/call` requests and their
- * responses, which the pack decides:
+ * responses, which the pack decides, and what cannot be matched or read as the server will:
  *
- * - the call, read first (tool-call.ts): one the proxy cannot read as exactly one tool name and
- *   one arguments object — params missing or of the wrong shape, a member name written twice — is
- *   answered with a JSON-RPC error and never forwarded; one sent as a notification is dropped;
+ * - a request whose id is that of one in flight, or that the SDK's schema refused, is answered
+ *   -32600 and not forwarded; a server response to no request in flight is dropped (`InFlight`);
+ * - the call, read first (tool-call.ts): one the proxy cannot read exactly as the server will,
+ *   as one tool name and one arguments object — params missing, of the wrong shape or with other
+ *   members, a member name written twice or in two cases, a number no OAR type holds, an id that
+ *   is not a safe integer — is answered with a JSON-RPC error and never forwarded; one sent as a
+ *   notification is dropped;
  * - the call at `tool.pre_invoke`: a block answers the client with a tool error result carrying
  *   the rule's copy and the call never reaches the server ([OAR-PROF-10]); nudge and warn forward
  *   it and their advisories are appended to its result ([OAR-EVAL-20]). An allowed call is
@@ -14,8 +18,9 @@
  *   proxy lines (lines.ts); otherwise as the message the decision read, re-serialised. Either
  *   way no line the server is sent holds a character some reader takes as a line break
  *   (line-breaks.ts): one line in, one message out;
- * - the result at `tool.post_invoke` and then `model.tool_result` (each the capability maps): a
- *   block withholds it, a transform delivers the transformed text ([OAR-OPS-16]).
+ * - the result at `tool.post_invoke` and then `model.tool_result` (each the capability maps), its
+ *   structuredContent included when the text does not carry it (result.ts): a block withholds it,
+ *   a transform delivers the transformed content ([OAR-OPS-16]) or withholds what it cannot.
  *
  * Each direction is handled in arrival order, one message after the other, so a decision that
  * awaits a shared counter store never lets a later message (a cancellation, say) overtake it.

@@ -1,10 +1,10 @@
 /**
  * What the proxy makes of a `tools/call` from the client before the pack decides it: the call
- * (id, tool name, arguments), or why there is none to decide. A call the proxy cannot read as
- * exactly one tool name and one arguments object is never forwarded ([OAR-PROF-10]: a call that
- * cannot be decided does not go through undecided): it is answered with a JSON-RPC error — -32600
- * (invalid request) for the envelope, -32602 (invalid params) for the params — or, sent as a
- * notification (no id, so nothing can be answered), dropped.
+ * (id, tool name, arguments), or why there is none to decide. A call the proxy cannot read,
+ * exactly as the server will, as one tool name and one arguments object is never forwarded
+ * ([OAR-PROF-10]: a call that cannot be decided does not go through undecided): it is answered
+ * with a JSON-RPC error — -32600 (invalid request) for the envelope, -32602 (invalid params) for
+ * the params — or, sent as a notification (no id, so nothing can be answered), dropped.
  */
 import { kindOf } from '../runtime/host-input.js';
 import { pathText, sameName, scanDuplicateKeys } from './duplicate-keys.js';
