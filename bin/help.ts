@@ -472,32 +472,39 @@ Enforce a rule pack on the tool calls of any MCP server. Speaks MCP over stdio t
 and starts the server (the command after --) as a child over stdio. Every message but tools/call
 and its result passes through with its content unchanged, ids too, but not byte for byte: the
 MCP SDK parses and checks each line, and the message is written again as JSON. tools/call:
-  refused       a tools/call that is not exactly one tool name and one arguments object is
+  refused       a tools/call oarc cannot decide exactly as the server will read it is
                 never forwarded, and is answered with a JSON-RPC error naming what is wrong:
                 -32602 when params is missing or not an object, params.name is not a
-                non-empty string, arguments or _meta is not an object, or a member name is
-                written twice anywhere in params ("n\\u0061me" is "name": a reader could take
-                either); -32600 when jsonrpc or id is wrong, a member is written twice at
-                the top, or the request has a member JSON-RPC does not. One sent as a
+                non-empty string, arguments or _meta is not an object, params has another
+                member (task: its result would come through tasks/result, undecided), a
+                member name is written twice anywhere in params ("n\\u0061me" is "name")
+                or in two cases ("path" and "PATH": Go's encoding/json takes either), or a
+                number is beyond binary64 (1e400) or an integer beyond int64; -32600 when
+                jsonrpc or id is wrong, a member is written twice (in any case) at the top,
+                the request has a member JSON-RPC does not, its numeric id is not a safe
+                integer, or its id is that of a request in flight. One sent as a
                 notification (no id) is dropped, unanswered. Each is said on stderr (the
                 answered ones with --verbose).
-  the call      decided at tool.pre_invoke (tool name, arguments; the MCP session, a new one
-                at each initialize). A block answers with a tool error result (isError: true)
-                carrying the rule's copy, and the server never sees the call. A nudge or warn
-                forwards it and appends one text item per advisory, "[oarc] Nudge from rule
-                …", to the result's content, where the client's model reads it. A call let
-                through is forwarded as the line the client wrote, byte for byte — the text
-                the decision read. (Should the SDK's transports stop giving oarc the line, it
-                is the message decided on, written again as JSON; --verbose says at start-up
-                which of the two it does.)
+  the call      decided at tool.pre_invoke (tool name, arguments, read exactly: an int64 stays
+                exact; the MCP session, a new one at each initialize). A block answers with a
+                tool error result (isError: true) carrying the rule's copy, and the server
+                never sees the call. A nudge or warn forwards it and appends one text item per
+                advisory, "[oarc] Nudge from rule …", to the result's content, where the
+                client's model reads it. A call let through is forwarded as the line the
+                client wrote — the text the decision read — with a raw CR as a space and raw
+                U+0085, U+2028, U+2029 as escapes, so no server's line reader splits it.
+                (Should the SDK's transports stop giving oarc the line, it is the message
+                decided on, written again as JSON; --verbose says at start-up which.)
   the result    decided at tool.post_invoke, then model.tool_result (those the capability
-                maps) with the result's text items joined by newlines as content. A block
-                withholds it (a tool error result instead); a transform delivers the
-                transformed text (and rewrites structuredContent carrying the same text, or
-                withholds a result it cannot transform faithfully). Otherwise it passes as
-                any other message does.
-A line that is not JSON, or a message other than tools/call the SDK's schema refuses, is said
-on stderr and dropped unanswered, as the SDK does.
+                maps) with the result's text items joined by newlines as content, and its
+                structuredContent's canonical JSON after them unless the text carries it. A
+                block withholds it (a tool error result instead); a transform delivers the
+                transformed text and structuredContent, or withholds a result it cannot
+                transform faithfully. Otherwise it passes as any other message does.
+  ids           every request the client has in flight is tracked by id; a request reusing
+                one is answered -32600, and a server response answering none is dropped.
+A request of any method the SDK's schema refuses is answered -32600 with one line of why; a
+line that is not JSON, or a refused message without an id, is said on stderr and dropped.
 stdout is the protocol: logs go to stderr, "oarc mcp: …". The SDK, @modelcontextprotocol/sdk,
 is an optional peer dependency: npm install @modelcontextprotocol/sdk.
 
@@ -512,6 +519,10 @@ Options:
 ${REDIS_HELP}
       --decision-log <f|->  append one JSON line per decision (the oarc serve format) to a
                             file, or - for stderr
+      --log-mask <path>     mask a member of the logged occurrence, as a JSON Pointer where
+                            * matches every member: /tool_call/arguments/token; repeatable.
+                            /content (a tool's result) and /tool_call/arguments carry what
+                            the pack protects: the log writes them in full unless masked
       --verbose             each decision and its trace on stderr, in words, and each tools/call
                             refused as malformed
       --check-schemas       at start-up, list the server's tools (from a second instance of

@@ -7,6 +7,15 @@
  * instead. The names compared are the decoded ones: `"n\u0061me"` and `"name"` are one name, as
  * every parser reads them.
  *
+ * Names that differ only in case count as the same name too. Go's encoding/json (mcp-go, any
+ * typed Go handler) matches a member to a field case-insensitively, by Unicode simple folding
+ * (`bytes.EqualFold`: `K` U+212A is `k`, `ſ` U+017F is `s`), the last match winning; so
+ * `{"path":"/ok","PATH":"/evil"}` is decided on `path` and run on `PATH`. Two names are one when
+ * their `toLowerCase()`, their `toUpperCase()` or their upper-cased lower-case forms are equal
+ * (Go's own folding, `unicode.ToUpper(unicode.ToLower(r))`): that catches every pair simple
+ * folding joins, and some it does not (`ß`/`ss`, through the full upper-casing `SS`) — refused
+ * too, since a guardrail errs on the closed side.
+ *
  * The scanner is iterative (no recursion, whatever the nesting) and decodes only member names;
  * string values are stepped over. It expects text `JSON.parse` accepted, and says `malformed`
  * rather than guessing when it is not.
@@ -14,7 +23,10 @@
 
 /** Where a member name occurs twice: the name, and the path of the object holding both. */
 export interface DuplicateKey {
+  /** The second of the two names, decoded. */
   key: string;
+  /** The first, when it is spelled otherwise (the two differ only in case). */
+  earlier?: string;
   /** Member names and array indices from the top; `[]` for the top-level object. */
   path: (string | number)[];
 }
@@ -23,7 +35,7 @@ export type KeyScan = { ok: true } | { ok: false; duplicate: DuplicateKey } | { 
 
 interface Frame {
   /** The names seen so far in an object; undefined for an array. */
-  keys: Set<string> | undefined;
+  keys: Names | undefined;
   /** Where this container sits in its parent. */
   at: string | number;
   /** The index of the current element, in an array. */
@@ -98,7 +110,7 @@ export function scanDuplicateKeys(text: string): KeyScan {
       const empty = text.charCodeAt(i) === (c === 0x7b ? 0x7d : 0x5d);
       if (empty) i++;
       else {
-        stack.push({ keys: c === 0x7b ? new Set() : undefined, at, index: 0 });
+        stack.push({ keys: c === 0x7b ? new Names() : undefined, at, index: 0 });
         if (c === 0x5b) {
           at = 0;
           continue;
@@ -149,13 +161,41 @@ export function scanDuplicateKeys(text: string): KeyScan {
     const key = readString(true);
     if (key === undefined) return malformed('a malformed member name');
     const top = stack[stack.length - 1] as Frame;
-    const keys = top.keys as Set<string>;
-    if (keys.has(key)) return { ok: false, duplicate: { key, path: stack.slice(1).map((f) => f.at) } };
-    keys.add(key);
+    const earlier = (top.keys as Names).add(key);
+    if (earlier !== undefined) return { ok: false, duplicate: { key, ...(earlier === key ? {} : { earlier }), path: stack.slice(1).map((f) => f.at) } };
     skipWs();
     if (text.charCodeAt(i) !== 0x3a /* : */) return malformed('a colon expected after a member name');
     i++;
     return key;
+  }
+}
+
+/** The forms two names are compared in; equal in any one, they are one name. */
+const folds = (name: string): [string, string, string] => {
+  const lower = name.toLowerCase();
+  return [lower, name.toUpperCase(), lower.toUpperCase()];
+};
+
+/** Whether two member names are one to some JSON reader (exactly, or differing only in case). */
+export function sameName(a: string, b: string): boolean {
+  const fa = folds(a);
+  const fb = folds(b);
+  return fa[0] === fb[0] || fa[1] === fb[1] || fa[2] === fb[2];
+}
+
+/** The member names of one object, by each folded form. */
+class Names {
+  private readonly byForm: [Map<string, string>, Map<string, string>, Map<string, string>] = [new Map(), new Map(), new Map()];
+
+  /** Adds `name`; returns the name already there that it is one with, if any. */
+  add(name: string): string | undefined {
+    const forms = folds(name);
+    for (let f = 0; f < 3; f++) {
+      const earlier = this.byForm[f]?.get(forms[f]);
+      if (earlier !== undefined) return earlier;
+    }
+    for (let f = 0; f < 3; f++) this.byForm[f]?.set(forms[f], name);
+    return undefined;
   }
 }
 

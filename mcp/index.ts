@@ -8,7 +8,7 @@ import { loadPackFiles } from '../compiler/index.js';
 import { occurrenceToJson, type Bundle, type Occurrence } from '../runtime/index.js';
 import { didYouMean } from '../runtime/suggest.js';
 import { checkValue } from '../runtime/values.js';
-import { DecisionLog } from '../serve/decision-log.js';
+import { DecisionLog, type MaskPath } from '../serve/decision-log.js';
 import { DEFAULT_BUCKETS, Metrics } from '../serve/metrics.js';
 import type { PackSource } from '../serve/pack.js';
 import { Service } from '../serve/service.js';
@@ -17,6 +17,7 @@ import { listServerTools, type ServerCommand } from './probe.js';
 import { McpProxy, type Anchors } from './proxy.js';
 import { checkSchemas, usesOfBundle, usesOfPack, type SchemaProblem } from './schemas.js';
 import { importSdk } from './sdk.js';
+import { schemaProblem } from './schema-problem.js';
 import { serverLineWriter, tapClientLines } from './lines.js';
 
 export { McpProxy, type Anchors } from './proxy.js';
@@ -35,6 +36,8 @@ export interface McpOptions {
   redis?: RedisConnect;
   /** A file appended to, or `-` for stderr: stdout carries the protocol. */
   decisionLog?: string;
+  /** Members of each logged occurrence replaced by `"***"` (`--log-mask`, as for oarc serve). */
+  logMask?: readonly MaskPath[];
   verbose?: boolean;
   checkSchemas?: boolean;
   /** One line for stderr. */
@@ -93,7 +96,14 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
   try {
     if (o.redis) shared = await connectRedis(o.redis, undefined, () => metrics.storeError());
     if (o.decisionLog !== undefined) log = new DecisionLog({ target: o.decisionLog === '-' ? process.stderr : o.decisionLog });
-    const service = new Service({ source: o.source, metrics, say: o.say, ...(shared ? { store: shared.store } : {}), ...(log ? { log } : {}) });
+    const service = new Service({
+      source: o.source,
+      metrics,
+      say: o.say,
+      ...(shared ? { store: shared.store } : {}),
+      ...(log ? { log } : {}),
+      ...(o.logMask && o.logMask.length > 0 ? { mask: o.logMask } : {}),
+    });
     const loaded = await service.load();
     const serving = service.take();
     if (!loaded.ok || serving === undefined) throw new McpStartError('the pack did not load (see above)');
@@ -141,8 +151,9 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
     const closed = new Promise<'client' | 'server'>((r) => (side = r));
     server.onclose = () => side?.('server');
     client.onclose = () => side?.('client');
-    server.onerror = (e) => o.say(`server: ${e.message}`);
-    client.onerror = (e) => o.say(`client: ${e.message}`);
+    // One line each: the SDK hands over its schema's errors whole, the issue tree as JSON.
+    server.onerror = (e) => o.say(`server: ${schemaProblem(e)}`);
+    client.onerror = (e) => o.say(`client: ${schemaProblem(e)}`);
     try {
       await server.start();
     } catch (e) {

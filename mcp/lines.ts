@@ -13,12 +13,15 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { firstLine, schemaProblem } from './schema-problem.js';
 
 /** A message's line as the client wrote it (without the newline, or a `\r` before it). */
 export interface ReadLine {
   line: string;
   /** The SDK's schema refused the message (the reader passed it on so that it can be answered). */
   refused: boolean;
+  /** Why, in one line, when it did. */
+  problem?: string;
 }
 
 /** What the proxy needs to forward the client's lines. */
@@ -32,13 +35,18 @@ export interface RawLines {
 const DEFAULT_MAX_BUFFER = 10 * 1024 * 1024;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A request (it has a method) whose id an answer can carry: a string or a safe integer. */
+const isAnswerable = (m: Record<string, unknown>): boolean =>
+  Object.prototype.hasOwnProperty.call(m, 'method') && (typeof m.id === 'string' || (typeof m.id === 'number' && Number.isSafeInteger(m.id)));
 
 /**
  * A line reader that behaves as the SDK's `ReadBuffer` (the same size limit, newline, `\r`,
- * parse and schema), but remembers the line each message came from. One difference: a line that
- * is JSON with `"method": "tools/call"` but that the SDK's schema refuses is passed on as parsed,
- * marked refused, instead of only being reported — the client awaits an answer to it, and the
- * proxy gives one (the SDK would drop it unanswered).
+ * parse and schema), but remembers the line each message came from. Two differences. A line
+ * that is JSON the SDK's schema refuses, but is a tools/call or a request with an id to answer
+ * it by, is passed on as parsed, marked refused, instead of only being reported: the client
+ * awaits an answer to it, and the proxy gives one (the SDK would drop it unanswered, and the
+ * client wait for ever). And what is reported — a line that is not JSON, a refused message
+ * with no id — is one line, not the schema's issue tree (schema-problem.ts).
  */
 export class LineReader {
   private buffer: Buffer | undefined;
@@ -65,7 +73,7 @@ export class LineReader {
     const line = this.buffer.toString('utf8', 0, nl).replace(/\r$/, '');
     this.buffer = this.buffer.subarray(nl + 1);
     let message: JSONRPCMessage;
-    let refused = false;
+    let read: ReadLine = { line, refused: false };
     try {
       message = this.deserialize(line);
     } catch (e) {
@@ -73,13 +81,16 @@ export class LineReader {
       try {
         parsed = JSON.parse(line);
       } catch {
-        throw e;
+        throw new Error(`dropped a line that is not JSON: ${firstLine(e)}`);
       }
-      if (!isObject(parsed) || parsed.method !== 'tools/call') throw e;
+      const problem = schemaProblem(e);
+      if (!isObject(parsed) || !(parsed.method === 'tools/call' || isAnswerable(parsed))) {
+        throw new Error(`dropped a message the MCP schema does not accept, with no id to answer it by: ${problem}`);
+      }
       message = parsed as JSONRPCMessage;
-      refused = true;
+      read = { line, refused: true, problem };
     }
-    this.lines.set(message, { line, refused });
+    this.lines.set(message, read);
     return message;
   }
 

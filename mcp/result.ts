@@ -1,18 +1,19 @@
 /**
  * Tool results as the proxy reads and rewrites them. The *content buffer* of a result — what a
  * rule at the result anchors reads as `content` — is its textual segments in order: every `text`
- * item and the `text` of every embedded `resource` item, joined by a newline. Images, audio,
- * blobs and resource links are not text and pass untouched.
+ * item and the `text` of every embedded `resource` item, then its `structuredContent` as
+ * canonical JSON when the text does not already carry it (structured.ts), joined by a newline.
+ * Images, audio, blobs and resource links are not text and pass untouched.
  *
  * A result is rewritten only when a decision requires it; otherwise the server's own message goes
  * to the client as the SDK parsed it (written again as JSON, as every message but an allowed
  * tools/call is).
  */
-import type { Decision } from '../runtime/index.js';
+import { canonicalJson, type Decision } from '../runtime/index.js';
+import { rewriteStructured, textCarries } from './structured.js';
 
 /** What the proxy reads of a decision; a `Decision` and its JSON form both have it. */
 export type Decided = Pick<Decision, 'decision' | 'rule' | 'copy' | 'advisories'>;
-import { canonicalJson } from '../runtime/index.js';
 
 /** A `tools/call` result, loosely: only the members the proxy reads or writes are typed. */
 export interface ToolResult {
@@ -30,13 +31,65 @@ const isTextual = (c: ContentItem): boolean => isText(c) || isResourceText(c);
 
 export const SEGMENT_SEPARATOR = '\n';
 
-/** The content buffer of a result ([OAR-OPS-8]: the whole result, once, never piecemeal). */
+/** The textual segments of a result's content, joined: its content buffer when it has no structuredContent. */
 export function resultText(result: ToolResult): string {
   const items = Array.isArray(result.content) ? result.content : [];
   return items
     .filter(isTextual)
     .map((c) => (isText(c) ? (c.text as string) : (c.resource?.text as string)))
     .join(SEGMENT_SEPARATOR);
+}
+
+/** A result's content buffer, and what it was made of (for `withBuffer`). */
+export interface ContentBuffer {
+  /** What the rules read as `content` ([OAR-OPS-8]: the whole result, once, never piecemeal). */
+  text: string;
+  /** The textual segments of `content`, joined (`resultText`). */
+  segments: string;
+  /** Whether `content` has any textual segment. */
+  hasText: boolean;
+  /**
+   * `structuredContent` as canonical JSON, the buffer's last segment, when the text does not carry
+   * it: the client reads it (a model may too), so the rules read it — a secret only there, under
+   * a text saying "done", would otherwise go out unredacted.
+   */
+  structured?: string;
+}
+
+/**
+ * The content buffer of a result. Throws when `structuredContent` has no canonical JSON (a
+ * number beyond binary64): the caller withholds the result, as for any result it cannot decide.
+ */
+export function contentBuffer(result: ToolResult): ContentBuffer {
+  const segments = resultText(result);
+  const hasText = (Array.isArray(result.content) ? result.content : []).some(isTextual);
+  const base = { text: segments, segments, hasText };
+  if (result.structuredContent === undefined || (hasText && textCarries(result.structuredContent, segments))) return base;
+  const structured = canonicalJson(result.structuredContent);
+  return { ...base, text: hasText ? `${segments}${SEGMENT_SEPARATOR}${structured}` : structured, structured };
+}
+
+/**
+ * The result with its content buffer replaced by `text` (the transformed buffer, [OAR-OPS-16]),
+ * or why it cannot be. Without a structuredContent segment, `withText`. With one, the transformed
+ * buffer is split at its last newline (canonical JSON has none: it escapes control characters):
+ * before it the text, delivered as `withText` does; after it the structured content, which must
+ * still be canonical JSON — the transform having replaced text inside its strings — or the
+ * result cannot be delivered faithfully and the caller withholds it ([OAR-PROF-10]).
+ */
+export function withBuffer(result: ToolResult, buffer: ContentBuffer, text: string): ToolResult | { unfaithful: string } {
+  if (buffer.structured === undefined) return withText(result, buffer.segments, text);
+  const at = buffer.hasText ? text.lastIndexOf(SEGMENT_SEPARATOR) : -1;
+  if (buffer.hasText && at < 0) return { unfaithful: 'the transformed content no longer separates the text from the structuredContent' };
+  const json = buffer.hasText ? text.slice(at + SEGMENT_SEPARATOR.length) : text;
+  let structured: unknown;
+  try {
+    structured = JSON.parse(json);
+    if (canonicalJson(structured) !== json) throw new Error('not canonical');
+  } catch {
+    return { unfaithful: 'the transformed structuredContent is no longer the canonical JSON of a value' };
+  }
+  return { ...withTextItems(result, buffer.hasText ? text.slice(0, at) : ''), structuredContent: structured };
 }
 
 /** The text a client's model reads for a rendered copy: one line per member, in the spec's order. */
@@ -91,6 +144,16 @@ export function withAdvisories(result: ToolResult, items: readonly ContentItem[]
  * transformed faithfully, and the caller withholds the result instead.
  */
 export function withText(result: ToolResult, original: string, text: string): ToolResult | { unfaithful: string } {
+  const out = withTextItems(result, text);
+  if (result.structuredContent === undefined) return out;
+  const structured = rewriteStructured(result.structuredContent, original, text);
+  if (typeof structured === 'string') return { unfaithful: structured };
+  out.structuredContent = structured.value;
+  return out;
+}
+
+/** The result with its textual segments replaced by `text`, as `withText` says; structuredContent as it was. */
+function withTextItems(result: ToolResult, text: string): ToolResult {
   const items = Array.isArray(result.content) ? result.content : [];
   const textual = items.filter(isTextual);
   let content: ContentItem[];
@@ -102,50 +165,5 @@ export function withText(result: ToolResult, original: string, text: string): To
     const first = textual[0];
     content = items.flatMap((c) => (c === first ? [{ type: 'text', text }] : isTextual(c) ? [] : [c]));
   }
-  const out: ToolResult = { ...result, content };
-  if (result.structuredContent === undefined) return out;
-  const structured = rewriteStructured(result.structuredContent, original, text);
-  if (typeof structured === 'string') return { unfaithful: structured };
-  out.structuredContent = structured.value;
-  return out;
-}
-
-function rewriteStructured(value: unknown, original: string, text: string): { value: unknown } | string {
-  // The text is the structured content serialised (the MCP specification's advice to servers).
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(original);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed !== undefined && sameJson(parsed, value)) {
-    try {
-      return { value: JSON.parse(text) };
-    } catch {
-      return 'the transformed text is no longer the JSON of the result\'s structuredContent';
-    }
-  }
-  // Or its string members carry the text itself; any other string was not in the buffer.
-  let stray: string | undefined;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') {
-      if (v === original) return text;
-      stray ??= v;
-      return v;
-    }
-    if (Array.isArray(v)) return v.map(walk);
-    if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, m]) => [k, walk(m)]));
-    return v;
-  };
-  const rewritten = walk(value);
-  if (stray !== undefined) return 'its structuredContent holds text outside the content the transform was decided on, which cannot be transformed faithfully [OAR-PROF-10]';
-  return { value: rewritten };
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  try {
-    return canonicalJson(a) === canonicalJson(b);
-  } catch {
-    return false;
-  }
+  return { ...result, content };
 }

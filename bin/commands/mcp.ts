@@ -4,6 +4,7 @@
  */
 import { McpStartError, startMcpProxy } from '../../mcp/index.js';
 import { SdkMissingError } from '../../mcp/sdk.js';
+import { parseMaskPath, type MaskPath } from '../../serve/decision-log.js';
 import { bool, parse, str, strs } from '../args.js';
 import { EXIT_INPUT, EXIT_OK, InputError, UsageError, oneLine } from '../errors.js';
 import type { Io } from '../output.js';
@@ -18,6 +19,7 @@ const OPTIONS = {
   fact: { type: 'string', multiple: true },
   ...REDIS_OPTIONS,
   'decision-log': { type: 'string' },
+  'log-mask': { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   'check-schemas': { type: 'boolean' },
 } as const;
@@ -29,16 +31,29 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<numbe
   if (command === undefined || command === '') throw new UsageError('no server command after `--`');
   const p = parse(argv.slice(0, split), OPTIONS);
   const source = packSource(p.positionals, str(p, 'capability'), strs(p, 'config'), str(p, 'detectors'), strs(p, 'injection-corpus'));
+  // Option syntax, before anything starts: a usage error (exit 2), as --help says. Whether the
+  // capability declares the fact is known only once the pack is loaded (exit 1).
+  const facts = strs(p, 'fact');
+  for (const f of facts) {
+    if (f.indexOf('=') <= 0) throw new UsageError(`--fact ${f}: write it as --fact name=value${f === '' || f.startsWith('=') ? '' : `, e.g. --fact ${f}=<value>`}`);
+  }
   const redis = redisConfigFrom(p);
+  // As oarc serve reads it: the same paths, the same errors.
+  const logMask: MaskPath[] = strs(p, 'log-mask').map((m) => {
+    const r = parseMaskPath(m);
+    if (typeof r === 'string') throw new UsageError(`--log-mask: ${r}`);
+    return r;
+  });
+  if (logMask.length > 0 && str(p, 'decision-log') === undefined) throw new UsageError('--log-mask applies to the decision log: give --decision-log <file|-> too');
   const say = (line: string) => io.err(`oarc mcp: ${line}\n`);
   let running;
   try {
     running = await startMcpProxy({
       source,
       server: { command, args, env: Object.fromEntries(Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined)) },
-      facts: strs(p, 'fact'),
+      facts,
       ...(redis === undefined ? {} : { redis }),
-      ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: str(p, 'decision-log') as string }),
+      ...(str(p, 'decision-log') === undefined ? {} : { decisionLog: str(p, 'decision-log') as string, logMask }),
       verbose: bool(p, 'verbose'),
       checkSchemas: bool(p, 'check-schemas'),
       say,

@@ -24,8 +24,8 @@ describe('scanDuplicateKeys', () => {
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"name":"y","arguments":{}}}}',
       // The same name in sibling objects is not a repeat.
       '[{"k":1},{"k":2}]',
-      // Names that differ only in case, or by an escape that decodes to something else.
-      '{"name":1,"Name":2,"n\\u0041me":3}',
+      // Names that differ by an escape that decodes to something else than case.
+      '{"name":1,"n\\u0041mf":3}',
     ]) {
       expect(dup(t), t).toEqual({ ok: true });
     }
@@ -48,6 +48,26 @@ describe('scanDuplicateKeys', () => {
     // A surrogate pair written as escapes is the character written as itself.
     expect(dup('{"\\ud83d\\ude00":1,"😀":2}')).toEqual({ key: '😀', path: [] });
     expect(dup('{"é":1,"\\u00e9":2}')).toEqual({ key: 'é', path: [] });
+  });
+
+  it('counts names that differ only in case as one, as Go\'s encoding/json matches them, and says both spellings', () => {
+    expect(dup('{"name":1,"Name":2}')).toEqual({ key: 'Name', earlier: 'name', path: [] });
+    expect(dup('{"params":{"arguments":{"path":"/ok","PATH":"/evil"}}}')).toEqual({ key: 'PATH', earlier: 'path', path: ['params', 'arguments'] });
+    expect(dup('{"params":{"name":"read_text_file","arguments":{},"Name":"write_file"}}')).toEqual({ key: 'Name', earlier: 'name', path: ['params'] });
+    // Decoded first: N\u0041ME is NAME.
+    expect(dup('{"name":1,"N\\u0041ME":2}')).toEqual({ key: 'NAME', earlier: 'name', path: [] });
+    // Unicode simple folding: KELVIN SIGN U+212A is k, LONG S U+017F is s (bytes.EqualFold).
+    expect(dup('{"key":1,"\u212aey":2}')).toEqual({ key: '\u212aey', earlier: 'key', path: [] });
+    expect(dup('{"\\u212aey":1,"KEY":2}')).toEqual({ key: 'KEY', earlier: '\u212aey', path: [] });
+    expect(dup('{"ask":1,"a\u017fk":2}')).toEqual({ key: 'a\u017fk', earlier: 'ask', path: [] });
+    // Greek final sigma folds with sigma; the micro sign with mu.
+    expect(dup('{"\u03c3":1,"\u03c2":2}')).toEqual({ key: '\u03c2', earlier: '\u03c3', path: [] });
+    expect(dup('{"\u00b5":1,"\u03bc":2}')).toEqual({ key: '\u03bc', earlier: '\u00b5', path: [] });
+    // Over-refused, on purpose: the full upper-casing of ß is SS.
+    expect(dup('{"stra\u00dfe":1,"STRASSE":2}')).toEqual({ key: 'STRASSE', earlier: 'stra\u00dfe', path: [] });
+    // Siblings and different names are still not repeats.
+    expect(dup('[{"k":1},{"K":2}]')).toEqual({ ok: true });
+    expect(dup('{"a":1,"b":2,"\u00e9":3,"e":4}')).toEqual({ ok: true });
   });
 
   it('steps over strings holding quotes, backslashes, braces and things that look like members', () => {

@@ -1,7 +1,9 @@
 // A stand-in MCP server over stdio for the tests: it appends every byte it receives on stdin to
 // the file named by its first argument, unparsed, so a test can tell exactly what reached it, and
 // answers each request line: initialize, tools/list, and a tools/call with a text item holding the
-// call as it read it. No SDK: what it records is the bytes, not a parse of them.
+// call as it read it (or, when its arguments have structuredContent, "done" and that). No SDK: what it records is the bytes, not a parse of them. It splits lines as
+// the most eager reader does — Python's universal newlines (a lone CR) and str.splitlines (U+0085,
+// U+2028, U+2029) — so a line that smuggles a second message past the proxy gets it run here.
 import { appendFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
@@ -21,21 +23,24 @@ const answer = (m) => {
     case 'tools/list':
       return { tools: TOOLS };
     case 'tools/call':
+      // A call asking for it gets a result whose text says only "done", the rest being structured.
+      if (m.params?.arguments?.structuredContent !== undefined) return { content: [{ type: 'text', text: 'done' }], structuredContent: m.params.arguments.structuredContent };
       return { content: [{ type: 'text', text: JSON.stringify({ name: m.params?.name, arguments: m.params?.arguments }) }] };
     default:
       return undefined;
   }
 };
 
+const BREAK = /[\n\r\u0085\u2028\u2029]/;
 let pending = '';
 const decoder = new StringDecoder('utf8');
 process.stdin.on('data', (chunk) => {
   appendFileSync(record, chunk);
   pending += decoder.write(chunk);
   let nl;
-  while ((nl = pending.indexOf('\n')) >= 0) {
+  while ((nl = pending.search(BREAK)) >= 0) {
     const line = pending.slice(0, nl);
-    pending = pending.slice(nl + 1);
+    pending = pending.slice(nl + (pending.startsWith('\r\n', nl) ? 2 : 1));
     let m;
     try {
       m = JSON.parse(line);

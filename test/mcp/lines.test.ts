@@ -28,19 +28,29 @@ describe('tapClientLines', () => {
     // Split across chunks, with a CRLF, as a pipe may deliver them.
     stdin.write(call.slice(0, 20));
     stdin.write(`${call.slice(20)}\r\n${list}\n`);
-    // The SDK's schema refuses these: a tools/call is passed on, marked, to be answered; anything else is only reported.
+    // The SDK's schema refuses these: a tools/call, or a request with an id, is passed on, marked,
+    // to be answered; anything else is reported, in one line.
     const badCall = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}';
-    stdin.write(`${badCall}\n{"jsonrpc":"2.0","id":4,"method":"tools/list","params":"x"}\nnot json\n`);
+    const badList = '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":"x"}';
+    const extra = '{"jsonrpc":"2.0","id":"p","method":"ping","Method":"x"}';
+    stdin.write(`${badCall}\n${badList}\n${extra}\nnot json\n{"jsonrpc":"2.0","method":"notifications/x","Method":"x"}\n{"jsonrpc":"2.0","id":9007199254740993,"method":"ping","Method":"x"}\n`);
     await new Promise((r) => setImmediate(r));
-    expect(got.map((m) => ('id' in m ? m.id : undefined))).toEqual([1, 2, 3]);
+    expect(got.map((m) => ('id' in m ? m.id : undefined))).toEqual([1, 2, 3, 4, 'p']);
     expect(got.map((m) => lineOf?.(m))).toEqual([
       { line: call, refused: false },
       { line: list, refused: false },
-      { line: badCall, refused: true },
+      { line: badCall, refused: true, problem: 'params: Invalid input: expected object, received string' },
+      { line: badList, refused: true, problem: 'params: Invalid input: expected object, received string' },
+      { line: extra, refused: true, problem: 'Unrecognized key: "Method"' },
     ]);
     // The schema still ran on what it accepts (the same message the SDK's own reader gives).
     expect(got[0]).toEqual(deserializeMessage(call));
-    expect(errors).toHaveLength(2);
+    expect(errors).toEqual([
+      `dropped a line that is not JSON: Unexpected token 'o', "not json" is not valid JSON`,
+      'dropped a message the MCP schema does not accept, with no id to answer it by: Unrecognized key: "Method"',
+      // An id no answer can carry exactly is no id to answer by.
+      'dropped a message the MCP schema does not accept, with no id to answer it by: Unrecognized keys: "id", "Method"',
+    ]);
     expect(lineOf?.({})).toBeUndefined();
   });
 

@@ -3,7 +3,7 @@
  * delivered faithfully or the result withheld ([OAR-PROF-10]), advisories appended.
  */
 import { describe, expect, it } from 'vitest';
-import { advisoryItems, blockedResult, copyText, resultText, withAdvisories, withText, type ToolResult } from '../../mcp/result.js';
+import { advisoryItems, blockedResult, contentBuffer, copyText, resultText, withAdvisories, withBuffer, withText, type ToolResult } from '../../mcp/result.js';
 
 const text = (t: string) => ({ type: 'text', text: t });
 
@@ -14,6 +14,55 @@ describe('the content buffer', () => {
     };
     expect(resultText(r)).toBe('a\nb\nc');
     expect(resultText({})).toBe('');
+  });
+});
+
+describe('structuredContent in the content buffer', () => {
+  it('is left out when the text carries it (its JSON, or its every member is the text): the buffer is the text, as without it', () => {
+    for (const r of [
+      { content: [text('a'), text('b')] },
+      { content: [text('x sk-1')], structuredContent: { content: 'x sk-1' } },
+      { content: [text('x')], structuredContent: { a: ['x', { b: 'x' }], c: {} } },
+      { content: [text('{"user":"ann","n":2}')], structuredContent: { n: 2, user: 'ann' } },
+      { content: [text('x')], structuredContent: {} },
+    ] as ToolResult[]) {
+      expect(contentBuffer(r), JSON.stringify(r)).toEqual({ text: resultText(r), segments: resultText(r), hasText: true });
+    }
+  });
+
+  it('is its canonical JSON, one more segment, when the text does not carry it', () => {
+    expect(contentBuffer({ content: [text('done')], structuredContent: { key: 'sk-1' } }).text).toBe('done\n{"key":"sk-1"}');
+    // Numbers and other strings are read too; keys sorted, numbers as binary64 ([OAR-COPY-10]),
+    // control characters escaped (no raw newline).
+    expect(contentBuffer({ content: [text('x')], structuredContent: { z: 'x', a: 4111111111111111, s: 'l1\nl2' } }).text).toBe('x\n{"a":4111111111111111.0,"s":"l1\\u000al2","z":"x"}');
+    // Without a textual segment the buffer is the structured content alone.
+    expect(contentBuffer({ content: [{ type: 'image', data: 'AA', mimeType: 'image/png' }], structuredContent: { k: 'sk-1' } }).text).toBe('{"k":"sk-1"}');
+    expect(contentBuffer({ structuredContent: ['sk-1'] }).text).toBe('["sk-1"]');
+  });
+
+  it('maps a transform back: the text before the last newline, the structured content after it [OAR-OPS-16]', () => {
+    const r: ToolResult = { content: [text('done sk-1'), { type: 'image', data: 'AA', mimeType: 'image/png' }], structuredContent: { key: 'sk-1', n: 1 }, _meta: { m: 1 } };
+    const b = contentBuffer(r);
+    expect(b.text).toBe('done sk-1\n{"key":"sk-1","n":1.0}');
+    expect(withBuffer(r, b, b.text.replaceAll('sk-1', '[R]'))).toEqual({ content: [text('done [R]'), { type: 'image', data: 'AA', mimeType: 'image/png' }], structuredContent: { key: '[R]', n: 1 }, _meta: { m: 1 } });
+    // Only the structured part changed; only the text changed.
+    const only = { content: [text('done')], structuredContent: { key: 'sk-1' } };
+    expect(withBuffer(only, contentBuffer(only), 'done\n{"key":"[R]"}')).toEqual({ content: [text('done')], structuredContent: { key: '[R]' } });
+    expect(withBuffer(only, contentBuffer(only), 'DONE\n{"key":"sk-1"}')).toEqual({ content: [text('DONE')], structuredContent: { key: 'sk-1' } });
+    const bare: ToolResult = { content: [], structuredContent: { key: 'sk-1' } };
+    expect(withBuffer(bare, contentBuffer(bare), '{"key":"[R]"}')).toEqual({ content: [], structuredContent: { key: '[R]' } });
+  });
+
+  it('cannot deliver a transform that leaves the structured part no canonical JSON: the caller withholds [OAR-PROF-10]', () => {
+    const r: ToolResult = { content: [text('done')], structuredContent: { key: 'sk-1' } };
+    const b = contentBuffer(r);
+    for (const t of ['done\n{"key":[R]}', 'done\n{ "key":"[R]" }', 'done [R]', 'done\n{"key":"a\nb"}']) {
+      expect(withBuffer(r, b, t), t).toHaveProperty('unfaithful');
+    }
+  });
+
+  it('throws when the structured content has no canonical JSON (the caller withholds the result)', () => {
+    expect(() => contentBuffer({ content: [text('x')], structuredContent: { n: Infinity } })).toThrow(/finite/);
   });
 });
 

@@ -96,14 +96,14 @@ describe('a record or a sink that fails', () => {
     expect(lines[1]).toMatchObject({ dropped: 2 });
   });
 
-  it('[OAR-FACT-23] an int beyond ±(2^53−1) in the occurrence (read exactly, a bigint) is written as the integer it was', async () => {
+  it('writes an exact integer beyond ±(2^53−1) (a bigint, as oarc mcp reads one) as its digits [OAR-FACT-23]', async () => {
     const sink = new MemorySink();
     let drops = 0;
-    const log = new DecisionLog({ target: sink, onDrop: () => drops++, say: () => undefined });
-    log.write({ occurrence: { tool_call: { name: 'pay', arguments: { amount: 9223372036854775807n, note: 'x' } } } });
+    const log = new DecisionLog({ target: sink, onDrop: () => drops++ });
+    log.write({ occurrence: { tool_call: { name: 'pay', arguments: { amount: 9223372036854775807n, list: [-9007199254740993n, 1.5, null], skip: undefined, at: new Date(0) } } } });
     await log.close();
     expect(drops).toBe(0);
-    expect(sink.chunks.join('')).toBe('{"occurrence":{"tool_call":{"name":"pay","arguments":{"amount":9223372036854775807,"note":"x"}}}}\n');
+    expect(sink.chunks.join('')).toBe('{"occurrence":{"tool_call":{"name":"pay","arguments":{"amount":9223372036854775807,"list":[-9007199254740993,1.5,null],"at":"1970-01-01T00:00:00.000Z"}}}}\n');
   });
 
   it('a file that cannot be opened is refused when the log opens, naming the path', async () => {
