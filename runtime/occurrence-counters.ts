@@ -19,6 +19,8 @@ export interface CounterCell {
    * (a static array of the engine's rule): built on first use; immutable, so a store may keep them.
    */
   readonly batches: Map<readonly CounterAction[], readonly CounterOp[]>;
+  /** Has its name been a key of a decision's `counters` before (see `changed`)? */
+  reported: boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ function newCell(rule: string, session: string, scope: string | undefined): Coun
   // Flattened, not internalized: a cell is keyed by a session and often a scope value, data that
   // is new at nearly every cell (see `flattened`).
   Object.defineProperty(key, 'id', { value: flattened(counterKeyString(key)) });
-  return { key, name: flattened(counterName(key)), batches: new Map() };
+  return { key, name: flattened(counterName(key)), batches: new Map(), reported: false };
 }
 
 /** A session's cells: rule → its cell (unscoped rule) or scope value → cell (scoped rule). */
@@ -178,9 +180,11 @@ export class OccurrenceCounters implements CounterContext {
    */
   changed(): Record<string, CounterValues> {
     if (this.writes === 0) return {};
-    // While few counters exist, their names recur and V8's hidden classes for them are already
-    // built, so `{}` is cheapest; past that, most names are new (see `keyedByData`).
-    const out: Record<string, CounterValues> = this.cellCount < FEW_CELLS ? {} : keyedByData<CounterValues>();
+    // Names reported before have their hidden classes built already, so `{}` is cheapest; a name
+    // never reported is most likely never seen again either (see `keyedByData`).
+    let fresh = false;
+    for (let i = 0; i < this.writes; i++) if (!(this.written[i] as CounterCell).reported) fresh = true;
+    const out: Record<string, CounterValues> = fresh ? keyedByData<CounterValues>() : {};
     for (let i = 0; i < this.writes; i++) {
       if (!this.applied[i]) continue;
       const v = this.after[i] as CounterValues;
@@ -188,19 +192,13 @@ export class OccurrenceCounters implements CounterContext {
       // [OAR-CONF-21] only a counter whose value changed: a reset of a zero, or an increment and
       // a reset at one occurrence, writes without changing anything.
       if (v.fire_count === b.fire_count && v.breaker_count === b.breaker_count) continue;
-      out[(this.written[i] as CounterCell).name] = { fire_count: v.fire_count, breaker_count: v.breaker_count };
+      const cell = this.written[i] as CounterCell;
+      cell.reported = true;
+      out[cell.name] = { fire_count: v.fire_count, breaker_count: v.breaker_count };
     }
     return out;
   }
 }
-
-/**
- * Below this many cells, the changed counters are a `{}`. V8 keeps at most 1,536 transitions from
- * one hidden class; a set of names well under that stays cached, and a `{}` with a known name is a
- * few nanoseconds where a dictionary costs about 0.3 µs (measured on the benchmark's gateway
- * stream, which repeats its calls: 3.06-3.23 µs with `{}` against 3.16-3.49 with a dictionary).
- */
-const FEW_CELLS = 512;
 
 /**
  * An empty plain object (its prototype `Object.prototype`, as any `{}`) already in V8's dictionary
@@ -209,7 +207,9 @@ const FEW_CELLS = 512;
  * hidden class and a transition to it from the empty object's, which cost about 1 µs per changed
  * counter (measured: 1.0-1.25 µs per one-key object against 0.4 µs this way) and a transition
  * tree that only grows. Deleting a property other than the last turns the object into a dictionary,
- * where adding a key is a hash-table insert. Enumeration order stays insertion order.
+ * where adding a key is a hash-table insert. Enumeration order stays insertion order. Used when a
+ * name has never been reported: for names that recur (a stream that repeats its calls), the hidden
+ * classes exist and `{}` costs a few nanoseconds where this costs about 0.3 µs.
  */
 function keyedByData<V>(): Record<string, V> {
   const o: Record<string, unknown> = { a: 0, b: 0 };

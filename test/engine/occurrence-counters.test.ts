@@ -46,25 +46,25 @@ describe('counter cells', () => {
   });
 
   it.each([
-    ['few cells', 0],
-    ['many cells (a dictionary inside V8)', 1000],
-  ])('[OAR-EVAL-12] [OAR-CONF-33] the changed counters are a plain object, by name, in first-write order: %s', (_, others) => {
+    ['names never reported (a dictionary inside V8)', 1],
+    ['names reported before (a {})', 2],
+  ])('[OAR-EVAL-12] [OAR-CONF-33] the changed counters are a plain object, by name, in first-write order: %s', (_, times) => {
     const { c, store } = counters();
-    for (let i = 0; i < others; i++) {
-      c.start(store, `other-${i}`);
-      c.cell('r', undefined);
+    let changed: Record<string, { fire_count: number; breaker_count: number }> = {};
+    for (let n = 1; n <= times; n++) {
+      c.start(store, 's1');
+      // Names that are data (scope values, here one that looks like an index and one like a
+      // prototype member).
+      for (const scope of ['zz', '7', 'toString', 'a']) {
+        const cell = c.cell('s', scope);
+        c.apply(cell, counterOps(cell, ['increment_counter']));
+      }
+      changed = c.changed();
     }
-    c.start(store, 's1');
-    // Names that are data (scope values, here one that looks like an index and one like a
-    // prototype member).
-    for (const scope of ['zz', '7', 'toString', 'a']) {
-      const cell = c.cell('s', scope);
-      c.apply(cell, counterOps(cell, ['increment_counter']));
-    }
-    const changed = c.changed();
+    const v = `{"fire_count":${times},"breaker_count":0}`;
     expect(Object.getPrototypeOf(changed)).toBe(Object.prototype);
     expect(Object.keys(changed)).toEqual(['s#zz', 's#7', 's#toString', 's#a']);
-    expect(JSON.stringify(changed)).toBe('{"s#zz":{"fire_count":1,"breaker_count":0},"s#7":{"fire_count":1,"breaker_count":0},"s#toString":{"fire_count":1,"breaker_count":0},"s#a":{"fire_count":1,"breaker_count":0}}');
+    expect(JSON.stringify(changed)).toBe(`{"s#zz":${v},"s#7":${v},"s#toString":${v},"s#a":${v}}`);
     expect(Object.hasOwn(changed, 'a')).toBe(false);
     expect(Object.hasOwn(changed, 'b')).toBe(false);
   });
