@@ -217,9 +217,13 @@ export interface RunObservation {
 
 /** Run every fixture under `paths` (files, or directories searched for `*.json`) and report. */
 export function runFixtures(paths: readonly string[], opts: RunOptions = {}): ConformanceReport {
-  const cases = collectFixtureFiles(paths).map((e): CaseResult =>
-    'reason' in e ? { id: stemOf(e.path), file: e.path, verdict: 'errored', reason: e.reason } : runFixture(e.file, opts),
-  );
+  const cases = collectFixtureFiles(paths).map((e): CaseResult => {
+    if ('reason' in e) return { id: stemOf(e.path), file: e.path, verdict: 'errored', reason: e.reason };
+    const c = runFixture(e.file, opts);
+    // Say why a file that looks like a copy of another fixture is errored under its own name.
+    if (e.linkTo !== undefined && c.verdict === 'errored') c.reason = `${c.reason ?? ''}\n${e.file} is a symbolic link to ${e.linkTo}: a link is a fixture of its own, named by its own file name`;
+    return c;
+  });
   disambiguateIds(cases);
   return buildReport(cases, ADOPTABLE);
 }
@@ -513,27 +517,36 @@ function disambiguateIds(cases: CaseResult[]): void {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/** A fixture file to run, or a path given that could not be read (reported as an errored case). */
-export type FixtureEntry = { file: string } | { path: string; reason: string };
+/**
+ * A fixture file to run, or a path given that could not be read (reported as an errored case).
+ * `linkTo` is the real file when `file` is a link to a file of another name.
+ */
+export type FixtureEntry = { file: string; linkTo?: string } | { path: string; reason: string };
 
 /**
  * Fixture files under `paths`, in the order given: a file is taken whatever its name; a directory
  * is searched recursively for `*.json`, sorted by path (code-unit order) so every run lists the
- * same way. A file reached twice is run once. A path that cannot be read is reported, not dropped.
+ * same way. A path that cannot be read is reported, not dropped.
+ *
+ * A file reached twice under the same name (named twice, or through a linked directory) is run
+ * once. A link giving a file another name is a case of its own: the case is named by the stem, so
+ * the alias cannot stand in for the real file (which would vanish from the report) — it is run
+ * under its own name, and errored there since its stem is not the id ([OAR-CONF-17]).
  */
 export function collectFixtureFiles(paths: readonly string[]): FixtureEntry[] {
   const out: FixtureEntry[] = [];
   const seen = new Set<string>();
   const add = (f: string) => {
-    let key: string;
+    let real: string;
     try {
-      key = realpathSync(f);
+      real = realpathSync(f);
     } catch {
-      key = resolve(f);
+      real = resolve(f);
     }
+    const key = `${real}\0${stemOf(f)}`;
     if (seen.has(key)) return;
     seen.add(key);
-    out.push({ file: f });
+    out.push(basename(real) === basename(f) ? { file: f } : { file: f, linkTo: real });
   };
   for (const p of paths) {
     let isDir: boolean;

@@ -2,7 +2,7 @@
  * The conformance runner: verdicts, the malformed fixtures it refuses, skip vs baseline, the
  * report and its arithmetic, the table and its last line, exit status, and readable diffs.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -567,6 +567,27 @@ describe('the report, the table and the command', () => {
     const r = runFixtures([d]);
     expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['pass', 'passed']]);
     expect(r.total).toBe(1);
+  });
+
+  it('[OAR-CONF-17] a link giving a fixture another name never stands in for it: the real file is run, the alias is errored under its own name', () => {
+    const d = tempDir({ 'ok.json': fixture('ok') });
+    symlinkSync('ok.json', join(d, 'a-alias.json'));
+    const r = runFixtures([d]);
+    expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['a-alias', 'errored'], ['ok', 'passed']]);
+    expect(r.cases[0]!.reason).toContain('must equal its file name stem');
+    expect(r.cases[0]!.reason).toContain(`${join(d, 'a-alias.json')} is a symbolic link to`);
+    expect(r.total).toBe(2);
+    // The real file named beside its directory is still run once.
+    expect(runFixtures([d, join(d, 'ok.json')]).total).toBe(2);
+    expect(reportProblems(r)).toEqual([]);
+  });
+
+  it('runs a file reached through a linked directory once, and a directory link loop ends', () => {
+    const d = tempDir({ 'sub/ok.json': fixture('ok') });
+    symlinkSync('sub', join(d, 'again'));
+    symlinkSync('..', join(d, 'sub', 'up'));
+    const r = runFixtures([d]);
+    expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['ok', 'passed']]);
   });
 
   it('collects *.json recursively, sorted, and reports an unreadable path', () => {
