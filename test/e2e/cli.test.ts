@@ -679,6 +679,21 @@ describe('oarc fmt', () => {
     // One path that is not there is that, not a usage error.
     expectFailure(oarc(['fmt', 'no-such-file.yaml']), 1, 'oarc fmt: cannot read no-such-file.yaml: no such file or directory');
   });
+
+  it('refuses a file that is not UTF-8 as oarc check does, and leaves it untouched (no U+FFFD written over it)', () => {
+    const bytes = Buffer.concat([Buffer.from(messy.replace('# the id', '# caf')), Buffer.from([0xe9, 0x0a])]);
+    const f = join(tmp, 'latin1.yaml');
+    writeFileSync(f, bytes);
+    const checked = oarc(['check', f, '--capability', CAP]);
+    expectFailure(checked, 1, `${f}:1:1: \`${f}\` is not valid UTF-8 [OAR-DOC-1]`);
+    for (const args of [['--write'], ['--check'], []]) {
+      const r = oarc(['fmt', ...args, f]);
+      expectFailure(r, 1, `${f}:1:1: \`${f}\` is not valid UTF-8 [OAR-DOC-1]`);
+      expect(r.stderr.split('\n')[0]).toBe(checked.stderr.split('\n')[0]);
+      expect(r.stdout).toBe('');
+      expect(readFileSync(f).equals(bytes)).toBe(true);
+    }
+  });
 });
 
 describe('oarc eval --fail-on', () => {
