@@ -694,6 +694,13 @@ describe('oarc fmt', () => {
       expect(readFileSync(f).equals(bytes)).toBe(true);
     }
   });
+
+  it('names a YAML syntax error as oarc check does, without the parser\'s dangling "at line …, column …:"', () => {
+    const f = file('bad-indent.yaml', 'a: [\n');
+    const r = oarc(['fmt', f]);
+    expectFailure(r, 1, `${f}:2:1: cannot format: YAML syntax error (BAD_INDENT): Flow sequence in block collection must be sufficiently indented and end with a ]\n`);
+    expect(r.stderr).not.toMatch(/column \d+:/);
+  });
 });
 
 describe('oarc eval --fail-on', () => {
