@@ -238,7 +238,8 @@ Example:
 
 Exit status:
   0   every file is formatted (with --write: now is)
-  1   --check found a file that is not formatted, or a file cannot be read or parsed
+  1   --check found a file that is not formatted; a file cannot be read, is not UTF-8 or
+      does not parse (it is left untouched); or the paths hold no rule file at all
   2   usage error: unknown option, both --check and --write, several files without either
   70  internal error in oarc
 `,

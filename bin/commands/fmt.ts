@@ -23,6 +23,11 @@ export async function fmtCommand(argv: readonly string[], io: Io): Promise<numbe
   if (check && write) throw new UsageError('give --check or --write, not both');
   const paths = p.positionals.length > 0 ? p.positionals : ['.'];
   const { files, unreadable } = formatTargets(paths);
+  // Like `oarc check`, a run over no rule file at all is a mistake (a wrong directory), not a pass.
+  if (files.length === 0 && unreadable.length === 0) {
+    io.err(`oarc fmt: no rule files (*.json, *.yaml, *.yml) under ${paths.join(', ')}; nothing was ${check ? 'checked' : 'formatted'}\n`);
+    return EXIT_INPUT;
+  }
   // One path that is not there is reported as such below (cannot read it), not as a wrong count.
   const oneMissing = p.positionals.length === 1 && unreadable.length === 1;
   if (!check && !write && !oneMissing && (files.length !== 1 || unreadable.length > 0)) {

@@ -701,6 +701,15 @@ describe('oarc fmt', () => {
     expectFailure(r, 1, `${f}:2:1: cannot format: YAML syntax error (BAD_INDENT): Flow sequence in block collection must be sufficiently indented and end with a ]\n`);
     expect(r.stderr).not.toMatch(/column \d+:/);
   });
+
+  it('a directory with no rule file is an error that says so (exit 1), as for oarc check', () => {
+    const empty = join(tmp, 'fmt-empty');
+    mkdirSync(empty, { recursive: true });
+    writeFileSync(join(empty, 'notes.txt'), 'not a rule file');
+    expectFailure(oarc(['fmt', '--check', empty]), 1, `oarc fmt: no rule files (*.json, *.yaml, *.yml) under ${empty}; nothing was checked`);
+    expectFailure(oarc(['fmt', '--write', empty]), 1, 'nothing was formatted');
+    expect(oarc(['check', empty, '--capability', CAP]).status).toBe(1);
+  });
 });
 
 describe('oarc eval --fail-on', () => {
