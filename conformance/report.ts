@@ -37,6 +37,8 @@ export function renderTable(report: ConformanceReport): string {
       `host anchors ${yes(cap.host_anchors)}; host facts ${yes(cap.host_facts)}; transforms ${yes(cap.supports_transform)}; ` +
       `activity window up to ${cap.activity_window_max}; expression nodes up to ${cap.expression_nodes_max}`,
   );
+  const corpus = report.corpus;
+  lines.push(`corpus: ${corpus.paths.join(', ')} — ${corpus.fixture_files} fixture file${corpus.fixture_files === 1 ? '' : 's'}${(corpus.manifests ?? []).map((m) => `, ${m.fixtures} listed in ${m.file}`).join('')}; sha256 ${corpus.sha256}`);
   lines.push('');
   const idWidth = Math.min(48, report.cases.reduce((w, c) => Math.max(w, c.id.length), 2));
   lines.push(`${'VERDICT'.padEnd(8)} ${'ID'.padEnd(idWidth)} FILE`);

@@ -30,7 +30,7 @@
  * `errored` verdict, with the reason.
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, extname, join, relative, resolve } from 'node:path';
 import { compileToBundle, formatDiagnostic, loadPack, parseSource, type Backend, type Diagnostic, type LoadedPack, type SourceDoc } from '../compiler/index.js';
 import { CAPABILITY_VERSION, isBaselineCapability, loadCapability, localToCore, type Capability } from '../compiler/load/capability.js';
 import { validateFixtureDocument } from '../compiler/load/schema.js';
@@ -47,6 +47,7 @@ import {
   occurrenceFromJson,
 } from '../runtime/index.js';
 import { compareExpected, show, splitCounterKey, type CounterRule, type Mismatch } from './compare.js';
+import { MANIFEST, corpusIdentity, manifestCases, readManifest, type ManifestRead } from './corpus.js';
 import { buildReport, type AdoptableCapabilities, type CaseResult, type ConformanceReport, type DiffEntry } from './result.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -215,17 +216,30 @@ export interface RunObservation {
   decisions: readonly Decision[];
 }
 
-/** Run every fixture under `paths` (files, or directories searched for `*.json`) and report. */
+/**
+ * Run every fixture under `paths` (files, or directories searched for `*.json`) and report. A
+ * directory's `manifest.json` listing fixture ids adds an errored case for each listed id with no
+ * file (corpus.ts), and the report identifies the corpus it measured.
+ */
 export function runFixtures(paths: readonly string[], opts: RunOptions = {}): ConformanceReport {
-  const cases = collectFixtureFiles(paths).map((e): CaseResult => {
-    if ('reason' in e) return { id: stemOf(e.path), file: e.path, verdict: 'errored', reason: e.reason };
+  const { entries, manifests } = collect(paths);
+  const cases: CaseResult[] = [];
+  const under = new Map<string, Set<string>>();
+  for (const e of entries) {
+    if ('reason' in e) {
+      cases.push({ id: stemOf(e.path), file: e.path, verdict: 'errored', reason: e.reason });
+      continue;
+    }
     const c = runFixture(e.file, opts);
     // Say why a file that looks like a copy of another fixture is errored under its own name.
     if (e.linkTo !== undefined && c.verdict === 'errored') c.reason = `${c.reason ?? ''}\n${e.file} is a symbolic link to ${e.linkTo}: a link is a fixture of its own, named by its own file name`;
-    return c;
-  });
+    if (e.root !== undefined) under.set(e.root, (under.get(e.root) ?? new Set()).add(c.id));
+    cases.push(c);
+  }
+  for (const m of manifests) cases.push(...manifestCases(m, under.get(m.dir) ?? new Set()));
   disambiguateIds(cases);
-  return buildReport(cases, ADOPTABLE);
+  const files = entries.flatMap((e) => ('file' in e ? [{ file: e.file, rel: e.rel }] : []));
+  return buildReport(cases, ADOPTABLE, corpusIdentity(paths, files, manifests));
 }
 
 /** Run one fixture file. Never throws. */
@@ -523,6 +537,9 @@ function disambiguateIds(cases: CaseResult[]): void {
  */
 export type FixtureEntry = { file: string; linkTo?: string } | { path: string; reason: string };
 
+/** A file found, with what the corpus identity and the manifest check need to know of it. */
+type Found = { file: string; linkTo?: string; rel: string; root?: string } | { path: string; reason: string };
+
 /**
  * Fixture files under `paths`, in the order given: a file is taken whatever its name; a directory
  * is searched recursively for `*.json`, sorted by path (code-unit order) so every run lists the
@@ -534,9 +551,14 @@ export type FixtureEntry = { file: string; linkTo?: string } | { path: string; r
  * under its own name, and errored there since its stem is not the id ([OAR-CONF-17]).
  */
 export function collectFixtureFiles(paths: readonly string[]): FixtureEntry[] {
-  const out: FixtureEntry[] = [];
+  return collect(paths).entries.map((e) => ('reason' in e ? e : e.linkTo === undefined ? { file: e.file } : { file: e.file, linkTo: e.linkTo }));
+}
+
+function collect(paths: readonly string[]): { entries: Found[]; manifests: ManifestRead[] } {
+  const out: Found[] = [];
+  const manifests: ManifestRead[] = [];
   const seen = new Set<string>();
-  const add = (f: string) => {
+  const add = (f: string, root?: string) => {
     let real: string;
     try {
       real = realpathSync(f);
@@ -546,7 +568,8 @@ export function collectFixtureFiles(paths: readonly string[]): FixtureEntry[] {
     const key = `${real}\0${stemOf(f)}`;
     if (seen.has(key)) return;
     seen.add(key);
-    out.push(basename(real) === basename(f) ? { file: f } : { file: f, linkTo: real });
+    const rel = root === undefined ? basename(f) : relative(root, f);
+    out.push({ file: f, rel, ...(root !== undefined ? { root } : {}), ...(basename(real) === basename(f) ? {} : { linkTo: real }) });
   };
   for (const p of paths) {
     let isDir: boolean;
@@ -561,19 +584,15 @@ export function collectFixtureFiles(paths: readonly string[]): FixtureEntry[] {
       continue;
     }
     const found: string[] = [];
-    const unreadable: FixtureEntry[] = [];
+    const unreadable: Found[] = [];
     walk(p, found, new Set(), unreadable);
-    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).forEach(add);
+    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).forEach((f) => add(f, p));
     out.push(...unreadable);
+    const m = readManifest(p);
+    if (m !== undefined) manifests.push(m);
   }
-  return out;
+  return { entries: out, manifests };
 }
-
-/**
- * A corpus directory may carry its published manifest ([OAR-CONF-35]) beside the fixtures: it is
- * not a fixture, so a directory search passes it over (named on the command line, it is run).
- */
-const MANIFEST = 'manifest.json';
 
 function walk(dir: string, out: string[], visited: Set<string>, unreadable: FixtureEntry[]): void {
   try {

@@ -3,6 +3,7 @@
  * report and its arithmetic, the table and its last line, exit status, and readable diffs.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -588,6 +589,44 @@ describe('the report, the table and the command', () => {
     symlinkSync('..', join(d, 'sub', 'up'));
     const r = runFixtures([d]);
     expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['ok', 'passed']]);
+  });
+
+  it('identifies the corpus it measured: the paths, the fixture files, a digest of their relative paths and bytes', () => {
+    const files = { 'a.json': fixture('a'), 'sub/b.json': fixture('b') };
+    const one = runFixtures([tempDir(files)]);
+    const copy = tempDir(files);
+    const two = runFixtures([copy]);
+    expect(two.corpus).toEqual({ paths: [copy], fixture_files: 2, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // The same fixtures elsewhere: the same digest. One byte or one name changed: another.
+    expect(two.corpus.sha256).toBe(one.corpus.sha256);
+    expect(runFixtures([tempDir({ ...files, 'a.json': fixture('a', (f) => (f.title = 'x')) })]).corpus.sha256).not.toBe(one.corpus.sha256);
+    expect(runFixtures([tempDir({ 'a.json': fixture('a'), 'b.json': fixture('b') })]).corpus.sha256).not.toBe(one.corpus.sha256);
+    // The documented construction, by hand.
+    const h = createHash('sha256');
+    for (const [rel, f] of [['a.json', files['a.json']], ['sub/b.json', files['sub/b.json']]] as const) {
+      const bytes = Buffer.from(JSON.stringify(f, null, 2));
+      h.update(`${rel}\0${bytes.length}\0`).update(bytes);
+    }
+    expect(one.corpus.sha256).toBe(h.digest('hex'));
+    expect(renderTable(two)).toContain(`corpus: ${copy} — 2 fixture files; sha256 ${two.corpus.sha256}`);
+    expect(reportProblems(two)).toEqual([]);
+  });
+
+  it('[OAR-CONF-35] a fixture the corpus manifest lists with no file is an errored case, so the total is the manifest\'s count', () => {
+    for (const fixtures of [['a', 'gone', 'b'], [{ id: 'a' }, { id: 'gone', baseline: true }, { id: 'b' }]]) {
+      const d = tempDir({ 'manifest.json': { version: '1.0.0', fixtures }, 'a.json': fixture('a'), 'sub/b.json': fixture('b') });
+      const r = runFixtures([d]);
+      expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['a', 'passed'], ['b', 'passed'], ['gone', 'errored']]);
+      expect(r.cases[2]!.reason).toBe(`listed in ${join(d, 'manifest.json')}, no file: no fixture with this id was found under ${d}`);
+      expect(r.total).toBe(3);
+      expect(r.corpus).toMatchObject({ fixture_files: 2, manifests: [{ file: join(d, 'manifest.json'), fixtures: 3 }] });
+      expect(reportProblems(r)).toEqual([]);
+    }
+    // A manifest that cannot be read is said, not ignored.
+    const bad = tempDir({ 'manifest.json': '{"fixtures": [', 'a.json': fixture('a') });
+    const r = runFixtures([bad]);
+    expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['a', 'passed'], ['manifest', 'errored']]);
+    expect(r.cases[1]!.reason).toContain('cannot be read');
   });
 
   it('collects *.json recursively, sorted, and reports an unreadable path', () => {
