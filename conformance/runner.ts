@@ -46,6 +46,7 @@ import {
   type Occurrence,
   occurrenceFromJson,
 } from '../runtime/index.js';
+import { didYouMean } from '../runtime/suggest.js';
 import { compareExpected, show, splitCounterKey, type CounterRule, type Mismatch } from './compare.js';
 import { MANIFEST, corpusIdentity, manifestCases, readManifest, type ManifestRead } from './corpus.js';
 import { buildReport, type AdoptableCapabilities, type CaseResult, type ConformanceReport, type DiffEntry } from './result.js';
@@ -133,7 +134,8 @@ export function laterRevisionGaps(doc: unknown): AdoptionGap[] {
   if (Array.isArray(doc.profiles)) {
     for (const p of doc.profiles) {
       if (typeof p === 'string' && !STANDARD_PROFILE_NAMES.includes(p)) {
-        gaps.push({ capability: `profile:${p}`, why: `profile \`${p}\` is not one of the profiles of OAR 1.0 this engine knows` });
+        // A profile added by a later revision is skipped; a misspelt one most likely is not that.
+        gaps.push({ capability: `profile:${p}`, why: `profile \`${p}\` is not one of the profiles of OAR 1.0 this engine knows${didYouMean(p, STANDARD_PROFILE_NAMES)}` });
       }
     }
   }

@@ -248,6 +248,13 @@ describe('skipped vs baseline [OAR-CONF-20] [OAR-CONF-35]', () => {
     expect(later((c) => (c.oar_capability_version = '2.0')).verdict).toBe('failed');
   });
 
+  it('a profile that is a misspelling of an OAR 1.0 one is skipped with the profile meant', () => {
+    const c = run(fixture('typo', (f) => ((f.input.capability as Obj).profiles = ['tol'])));
+    expect([c.verdict, c.skipped_capability]).toEqual(['skipped', 'profile:tol']);
+    expect(c.reason).toContain('profile `tol` is not one of the profiles of OAR 1.0 this engine knows (did you mean `tool`?)');
+    expect(run(fixture('far', (f) => ((f.input.capability as Obj).profiles = ['browser']))).reason).not.toContain('did you mean');
+  });
+
   it('skips even when the fixture would otherwise fail, and names every gap', () => {
     const f = acme('acme');
     ((f.input as Obj).capability as Obj).expression_nodes_max = 4096;
