@@ -10,8 +10,10 @@
  * it has been checked against `schema/conformance-report.schema.json`.
  *
  * Exit status: 0 only when no case failed or errored (skips are reported, not failures:
- * [OAR-CONF-24]); 1 when one did, when no fixture was found at all — a run that asked nothing is
- * not a pass — or when the report itself does not validate; 2 for a usage error.
+ * [OAR-CONF-24]) and at least one passed or failed; 1 when one failed or errored, when no fixture
+ * was found or none was run (every case skipped: a claim built of skips, [OAR-CONF-35]) — a run
+ * that asked nothing is not a pass — or when the report itself does not validate; 2 for a usage
+ * error.
  */
 import { runFixtures } from './runner.js';
 import { reportJson, reportProblems, type CaseResult, type ConformanceReport } from './result.js';
@@ -110,6 +112,13 @@ export function main(argv: readonly string[], io: Output = STDIO): number {
   }
   if (report.total === 0) {
     io.err(`oarc conformance: no fixtures found under ${paths.join(', ')}\n`);
+    return 1;
+  }
+  // [OAR-CONF-35] a conformance claim must not be built of skips: a run that judged nothing is
+  // not a pass, whatever the counts of failures say.
+  if (report.counts.passed + report.counts.failed === 0) {
+    const c = report.counts;
+    io.err(`oarc conformance: no fixture was run: ${[c.skipped > 0 ? `${c.skipped} skipped` : '', c.errored > 0 ? `${c.errored} errored` : ''].filter(Boolean).join(', ')}, none passed or failed; a conformance claim cannot be built of skips [OAR-CONF-35]\n`);
     return 1;
   }
   return report.counts.failed + report.counts.errored === 0 ? 0 : 1;

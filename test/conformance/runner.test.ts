@@ -676,6 +676,14 @@ describe('the report, the table and the command', () => {
     expect(main([join(ok, 'missing.json')], capture().io)).toBe(1);
   });
 
+  it('[OAR-CONF-35] exits 1 when no fixture was run — every one skipped — keeping the last line\'s format', () => {
+    const skipped = tempDir({ 'acme.json': fixture('acme', (f) => (f.input.capability = cap(undefined, { detectors: ['detector://acme'] }))) });
+    const c = capture();
+    expect(main([skipped], c.io)).toBe(1);
+    expect(c.out().trimEnd().split('\n').pop()).toBe('0 passed, 0 failed, 1 skipped');
+    expect(c.err()).toBe('oarc conformance: no fixture was run: 1 skipped, none passed or failed; a conformance claim cannot be built of skips [OAR-CONF-35]\n');
+  });
+
   it('exits 1 when no fixture was found, 2 on a usage error', () => {
     const empty = tempDir({});
     const c = capture();
