@@ -11,7 +11,7 @@
  *      passed: an unknown `expected` key ([OAR-CONF-22]), both occurrence spellings or neither
  *      ([OAR-CONF-18]), no `input.capability` ([OAR-CONF-19]), `expected.content` without content
  *      ([OAR-CONF-34]), a counter supplied as a fact ([OAR-CONF-32]), an `id` that is not the file
- *      name stem ([OAR-CONF-17]);
+ *      name stem, a `covers` naming a clause the specification does not define ([OAR-CONF-17]);
  *   3. decide whether the fixture's capability document can be adopted: one from a later minor
  *      revision (`laterRevisionGaps`) cannot, unless its rejection is asserted; otherwise from
  *      `ADOPTABLE` alone. A fixture that cannot be adopted is `skipped`, naming what could not be
@@ -47,6 +47,7 @@ import {
   occurrenceFromJson,
 } from '../runtime/index.js';
 import { didYouMean } from '../runtime/suggest.js';
+import { undefinedClause } from './covers.js';
 import { compareExpected, show, splitCounterKey, type CounterRule, type Mismatch } from './compare.js';
 import { MANIFEST, corpusIdentity, manifestCases, readManifest, type ManifestRead } from './corpus.js';
 import { buildReport, type AdoptableCapabilities, type CaseResult, type ConformanceReport, type DiffEntry } from './result.js';
@@ -281,6 +282,10 @@ export function runFixtureText(text: string, file: string, opts: RunOptions = {}
 function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOptions): CaseResult {
   // The schema check makes this comparison for `.json` files; a file given under another name too.
   if (fx.id !== stemOf(file)) throw new MalformedFixture('OAR-CONF-17', `fixture id \`${fx.id}\` must equal its file name stem \`${stemOf(file)}\``);
+  const unknown = undefinedClause(fx.covers);
+  if (unknown !== undefined) {
+    throw new MalformedFixture('OAR-CONF-17', `covers names \`${unknown.id}\`, which this specification does not define${unknown.nearest !== undefined ? ` (the nearest defined clause is \`${unknown.nearest}\`)` : ''}`);
+  }
   checkExpectedError(fx);
   const sub = (path: (string | number)[], index = 0, inCollection = false): SourceDoc => ({
     value: valueAt(doc.value, path),

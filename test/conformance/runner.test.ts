@@ -2,7 +2,7 @@
  * The conformance runner: verdicts, the malformed fixtures it refuses, skip vs baseline, the
  * report and its arithmetic, the table and its last line, exit status, and readable diffs.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -528,6 +528,21 @@ describe('comparison and diffs', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+
+describe('[OAR-CONF-17] covers', () => {
+  it('names only clauses the specification defines: an unknown one is errored, naming the nearest defined clause', () => {
+    const c = run(fixture('unknown', (f) => (f.covers = ['OAR-EVAL-4', 'OAR-EVAL-999'])));
+    expectErrored(c, 'OAR-CONF-17', 'covers names `OAR-EVAL-999`, which this specification does not define (the nearest defined clause is `OAR-EVAL-');
+    expect(run(fixture('typo', (f) => (f.covers = ['OAR-EVL-4']))).reason).toContain('(the nearest defined clause is `OAR-EVAL-4`)');
+  });
+
+  it('accepts a retired clause: it is still defined', () => {
+    const spec = JSON.parse(readFileSync('conformance/clauses.json', 'utf8')) as { clauses: { id: string; retired: boolean }[] };
+    const retired = spec.clauses.find((c) => c.retired);
+    expect(retired).toBeDefined();
+    expect(run(fixture('retired', (f) => (f.covers = [retired!.id]))).verdict).toBe('passed');
+  });
+});
 
 describe('the report, the table and the command', () => {
   const dir = tempDir({
