@@ -473,6 +473,13 @@ describe('comparison and diffs', () => {
     expect(nullContent.verdict).not.toBe('passed');
   });
 
+  it('conformance/README.md documents content at a block as the runner compares it: the input unchanged, not null', () => {
+    const row = readFileSync('conformance/README.md', 'utf8').split('\n').find((l) => l.startsWith('| `content` |'));
+    expect(row).toBeDefined();
+    expect(row).toMatch(/unchanged at `nudge`, `warn`, `none` and `block`/);
+    expect(row).not.toMatch(/\(a block\) has content `null`/);
+  });
+
   it('on_fire accepts action names and {rule, action} objects', () => {
     const f = (on_fire: unknown[]) =>
       run(
