@@ -261,15 +261,11 @@ ${EXIT}
 `,
 
   conformance: `oarc conformance — run conformance fixtures ([OAR-CONF-17]) through oarc's own loader and
-engine ([OAR-CONF-38]) and print the report: every case with its verdict (passed, failed,
-skipped with the capability that could not be adopted, or errored). Directories are read
-recursively. Exits 0 when no case failed or errored, 1 when one did, when no fixture was found,
-or when none was run (every case skipped), 2 for a usage error.
+engine and print the report: every case with its verdict.
 
 Example (the corpus is in a clone of the repository; the installed package runs fixtures you give it):
   oarc conformance conformance/fixtures
 
-The runner's own usage:
 `,
 
   corpus: `Usage: oarc corpus check <files…> [--strict] [--json]

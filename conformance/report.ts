@@ -15,13 +15,15 @@
  * that asked nothing is not a pass — or when the report itself does not validate; 2 for a usage
  * error.
  */
+import { didYouMean } from '../runtime/suggest.js';
+import { RUNNER_HELP, RUNNER_USAGE as USAGE } from './help.js';
 import { runFixtures } from './runner.js';
 import { reportJson, reportProblems, type CaseResult, type ConformanceReport } from './result.js';
 
 export { buildReport, reportJson, reportProblems, toJson, ENGINE_NAME } from './result.js';
 export type { AdoptableCapabilities, CaseResult, ConformanceReport, DiffEntry, Verdict } from './result.js';
 
-const USAGE = 'usage: oarc conformance <fixture files or directories…> [--json]';
+
 
 /** `N passed, N failed, N skipped` — errored cases are counted as failed. */
 export function summaryLine(report: ConformanceReport): string {
@@ -92,10 +94,12 @@ export function main(argv: readonly string[], io: Output = STDIO): number {
     if (options && a === '--') options = false;
     else if (options && a === '--json') json = true;
     else if (options && (a === '--help' || a === '-h')) {
-      io.out(`${USAGE}\n`);
+      io.out(RUNNER_HELP);
       return 0;
     } else if (options && a.startsWith('-') && a !== '-') {
-      io.err(`oarc conformance: unknown option ${a}\n${USAGE}\n`);
+      // The runner reads its own arguments (the CLI hands them over untouched), so the hint the
+      // CLI's option parser gives every other command is given here.
+      io.err(`oarc conformance: unknown option ${a}${didYouMean(a, ['--json', '--help'])}\n${USAGE}\nRun 'oarc conformance --help' for usage.\n`);
       return 2;
     } else paths.push(a);
   }

@@ -720,6 +720,17 @@ describe('the report, the table and the command', () => {
     expect(h.out()).toContain('usage: oarc conformance');
   });
 
+  it('--help documents the verdicts, the summary lines and the exit status; a misspelt option names the one meant', () => {
+    const h = capture();
+    expect(main(['--help'], h.io)).toBe(0);
+    for (const part of ['Verdicts', 'passed ', 'failed ', 'skipped ', 'errored ', 'Summary lines', 'N passed, N failed, N skipped', 'Exit status', '  0   ', '  1   ', '  2   ']) {
+      expect(h.out()).toContain(part);
+    }
+    const u = capture();
+    expect(main([FIXTURES, '--jsn'], u.io)).toBe(2);
+    expect(u.err()).toContain('oarc conformance: unknown option --jsn (did you mean `--json`?)');
+  });
+
   it('--json prints the report, which validates against the schema', () => {
     const c = capture();
     expect(main([dir, '--json'], c.io)).toBe(1);

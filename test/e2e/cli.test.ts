@@ -135,11 +135,16 @@ describe('help and version', () => {
     expectFailure(oarc(['help', 'nope']), 2, 'unknown command nope');
   });
 
-  it('oarc conformance --help adds the runner usage', () => {
+  it('oarc conformance --help is the runner\'s own help (verdicts, summary lines, exit status) under the CLI\'s introduction', () => {
     const r = oarc(['conformance', '--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('oarc conformance');
-    expect(r.stdout).toContain('usage: oarc conformance');
+    const runner = spawnSync(process.execPath, [join(ROOT, 'dist', 'conformance', 'cli.js'), '--help'], { cwd: ROOT, encoding: 'utf8' });
+    expect(runner.status).toBe(0);
+    expect(runner.stdout).toContain('usage: oarc conformance');
+    expect(runner.stdout).toContain('Exit status:');
+    expect(r.stdout.endsWith(runner.stdout)).toBe(true);
+    expectFailure(oarc(['conformance', 'x', '--jsn']), 2, 'unknown option --jsn (did you mean `--json`?)');
   });
 
   it('uses no colour when stdout is not a terminal', () => {
