@@ -32,12 +32,14 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { compileToBundle, formatDiagnostic, loadPack, parseSource, type Backend, type Diagnostic, type LoadedPack, type SourceDoc } from '../compiler/index.js';
+import { DEFAULT_MAX_BYTES } from '../compiler/load/source.js';
 import { CAPABILITY_VERSION, isBaselineCapability, loadCapability, localToCore, type Capability } from '../compiler/load/capability.js';
 import { validateFixtureDocument } from '../compiler/load/schema.js';
 import { MAX_MAX_NODES } from '../compiler/expr/parser.js';
 import { CORE_ANCHORS, STANDARD_PROFILE_NAMES } from '../compiler/load/vocabulary.js';
 import {
   createEngine,
+  HostInputError,
   MemoryCounterStore,
   RESERVED_DETECTORS,
   type CounterValues,
@@ -247,11 +249,20 @@ export function runFixtures(paths: readonly string[], opts: RunOptions = {}): Co
 
 /** Run one fixture file. Never throws. */
 export function runFixture(file: string, opts: RunOptions = {}): CaseResult {
+  let bytes: Buffer;
+  try {
+    // Refused before it is read: a fixture of tens of megabytes is not parsed anyway.
+    const size = statSync(file).size;
+    if (size > DEFAULT_MAX_BYTES) return errored(stemOf(file), file, `the fixture is too large: ${size} bytes, more than the ${DEFAULT_MAX_BYTES}-byte limit on a document; it was not read`);
+    bytes = readFileSync(file);
+  } catch (e) {
+    return errored(stemOf(file), file, `cannot read the fixture: ${message(e)}`);
+  }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(file));
-  } catch (e) {
-    return { id: stemOf(file), file, verdict: 'errored', reason: `cannot read the fixture: ${message(e)}` };
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return errored(stemOf(file), file, 'the fixture is not valid UTF-8: JSON text is UTF-8 [OAR-DOC-1]');
   }
   return runFixtureText(text, file, opts);
 }
@@ -268,7 +279,9 @@ export function runFixtureText(text: string, file: string, opts: RunOptions = {}
     const parseErrors = parsed.diagnostics.filter((d) => d.severity === 'error');
     const doc = parsed.docs[0];
     if (parseErrors.length > 0 || doc === undefined) {
-      return errored(id, file, `the fixture is not valid JSON: ${describeDiagnostics(parseErrors)}`);
+      // Valid JSON beyond the reader's limits (nesting, size) is not a syntax error: say which.
+      const syntax = parseErrors.length === 0 || parseErrors.some((d) => d.message.startsWith('JSON syntax error'));
+      return errored(id, file, `${syntax ? 'the fixture is not valid JSON' : 'the fixture was not parsed'}: ${describeDiagnostics(parseErrors)}`);
     }
     const shape = validateFixtureDocument(doc.value, doc.locate).filter((d) => d.severity === 'error');
     if (shape.length > 0) return errored(id, file, `malformed fixture: ${describeDiagnostics(shape)}`);
@@ -384,6 +397,7 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
     try {
       decision = engine.decide(occurrence(o, fx.input.session_id));
     } catch (e) {
+      if (e instanceof HostInputError) throw refusedOccurrence(e, fx.input.occurrences ? `input.occurrences[${i}]` : 'input');
       throw new Error(`the engine threw at ${fx.input.occurrences ? `occurrence ${i}` : 'the occurrence'}: ${message(e)}`);
     }
     for (const [name, v] of Object.entries(decision.counters)) runCounters[name] = { ...v };
@@ -422,6 +436,23 @@ function occurrence(o: OccurrenceSpec, session: string | undefined): Occurrence 
 }
 
 const OCCURRENCE_MEMBERS = ['anchor', 'facts', 'detector_facts', 'recent_activity', 'content', 'tool_call'] as const;
+
+/** The fixture's spelling of an `Occurrence` member (runtime/host-input.ts names the TypeScript one). */
+const FIXTURE_MEMBER: Readonly<Record<string, string>> = { session: 'session_id', toolCall: 'tool_call', recentActivity: 'recent_activity', detectorFacts: 'detector_facts' };
+
+/**
+ * The engine refused the occurrence a fixture describes (a `HostInputError`: an undeclared fact, a
+ * member of the wrong shape). That is the fixture's mistake, not the runner's: name the member.
+ */
+function refusedOccurrence(e: HostInputError, where: string): MalformedFixture {
+  const [member, ...rest] = e.path;
+  const path = member === undefined ? where : `${where}.${FIXTURE_MEMBER[member] ?? member}${rest.map((seg) => (typeof seg === 'number' ? `[${seg}]` : `.${seg}`)).join('')}`;
+  const what = e.message.replace(/^decide: /, '');
+  const facts = member === 'facts' || member === 'detectorFacts';
+  const clause = facts ? 'OAR-CONF-23' : member === 'toolCall' ? 'OAR-CONF-40' : 'OAR-CONF-18';
+  const hint = facts ? '; a fixture supplies only facts its capability declares: core, of a declared profile, or listed in host_facts' : '';
+  return new MalformedFixture(clause, `${path}: the engine refuses the occurrence the fixture describes: ${what}${hint}`);
+}
 
 // ---------------------------------------------------------------------------------------------
 // The runner's own checks of a fixture's meaning

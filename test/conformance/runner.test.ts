@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ADOPTABLE, adoptionGaps, collectFixtureFiles, runFixtureText, runFixtures } from '../../conformance/runner.js';
 import { main, renderTable, reportJson, reportProblems, summaryLine, type CaseResult } from '../../conformance/report.js';
 import { validateReport } from '../../compiler/load/schema.js';
+import { DEFAULT_MAX_BYTES } from '../../compiler/load/source.js';
 import { loadCapability } from '../../compiler/load/capability.js';
 import { COMPILER_VERSION } from '../../compiler/version.js';
 
@@ -215,6 +216,31 @@ describe('malformed fixtures are errored with the reason, never run or passed', 
 });
 
 // ---------------------------------------------------------------------------------------------
+
+describe('reasons that say whose mistake it is', () => {
+  it('[OAR-CONF-23] a fact the capability does not declare is the fixture\'s mistake, naming the member — not an internal error', () => {
+    const single = run(fixture('undeclared', (f) => (f.input.facts = { 'acme.nope': 1 })));
+    expectErrored(single, 'OAR-CONF-23', 'input.facts.acme.nope: the engine refuses the occurrence the fixture describes: facts names `acme.nope`, which the bundle does not declare');
+    expect(single.reason).not.toContain('internal error');
+    const many = run(fixture('undeclared', (f) => {
+      delete f.input.anchor;
+      f.input.occurrences = [{ anchor: 'tool.pre_invoke' }, { anchor: 'tool.pre_invoke', detector_facts: { nope: [] } }];
+    }));
+    expectErrored(many, 'OAR-CONF-23', 'input.occurrences[1].detector_facts.nope:');
+  });
+
+  it('a fixture beyond the size limit is too large (and not read), one that is not UTF-8 says so, one nested too deep is not called invalid JSON', () => {
+    const d = tempDir({ 'deep.json': fixture('deep', (f) => (f.input.facts = { x: JSON.parse(`${'['.repeat(80)}${']'.repeat(80)}`) })) });
+    writeFileSync(join(d, 'big.json'), `${' '.repeat(DEFAULT_MAX_BYTES)}${JSON.stringify(fixture('big'))}`);
+    writeFileSync(join(d, 'latin1.json'), JSON.stringify(fixture('latin1', (f) => (f.title = 'caf\u00e9'))), 'latin1'); // é as the one byte 0xE9
+    const r = runFixtures([d]);
+    const reason = (id: string) => r.cases.find((c) => c.id === id)?.reason ?? '';
+    expect(reason('big')).toBe(`the fixture is too large: ${DEFAULT_MAX_BYTES + JSON.stringify(fixture('big')).length} bytes, more than the ${DEFAULT_MAX_BYTES}-byte limit on a document; it was not read`);
+    expect(reason('latin1')).toBe('the fixture is not valid UTF-8: JSON text is UTF-8 [OAR-DOC-1]');
+    expect(reason('deep')).toMatch(/^the fixture was not parsed: .*nests deeper than/);
+    expect(r.cases.map((c) => c.verdict)).toEqual(['errored', 'errored', 'errored']);
+  });
+});
 
 describe('skipped vs baseline [OAR-CONF-20] [OAR-CONF-35]', () => {
   const acme = (id: string) =>
