@@ -387,6 +387,8 @@ around them, edge integers, present or absent — and a third of the cases are s
 Options:
       --capability <file>   the capability document both packs are loaded against; required
       --config <file>       an operator configuration document, applied to both; repeatable
+      --allow-empty         accept a pack with no rules (to diff against nothing); without it,
+                            a pack with no rules is an error
       --old <rules>, --new <rules>
                             the packs as lists of files or directories (instead of <old> <new>)
       --occurrence <file>   occurrences to decide besides the generated ones
@@ -403,8 +405,9 @@ Example:
 
 Exit status:
   0   no occurrence was decided differently (rules may still differ where no case reached)
-  1   some occurrence was decided differently — or the input is broken (load diagnostics, an
-      unreadable file, an occurrence the engine refuses), reported on stderr
+  1   some occurrence was decided differently — or the input is broken (load diagnostics, a
+      pack with no rules without --allow-empty, an unreadable file, an occurrence the engine
+      refuses), reported on stderr
   2   usage error: unknown option, not two packs, a bad --format, --runs or --seed
   70  internal error in oarc
 `,

@@ -57,8 +57,11 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const occurrenceFile = str(p, 'occurrence');
   if (occurrenceFile === '-') throw new UsageError('--occurrence needs a file (stdin is not read by oarc diff)');
 
-  const old = await loadRules('diff', oldFiles, capability, configs, io, true);
-  const now = await loadRules('diff', newFiles, capability, configs, io, true);
+  // As for every command that loads a pack: no rules is far more often a wrong path than a pack
+  // written from or down to nothing, which --allow-empty says.
+  const allowEmpty = bool(p, 'allow-empty');
+  const old = await loadRules('diff', oldFiles, capability, configs, io, allowEmpty);
+  const now = await loadRules('diff', newFiles, capability, configs, io, allowEmpty);
   const { compileToBundle } = await import('../../compiler/index.js');
   const oldBundle = compileToBundle(old.pack);
   const newBundle = compileToBundle(now.pack);

@@ -4,7 +4,7 @@
  * the figures and the gate's verdicts, never a speed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -246,6 +246,13 @@ describe('oarc diff', () => {
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--format', 'html']), 2, 'oarc diff: --format takes text, markdown, json; `html` is not one of them');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--runs', 'many']), 2, '--runs takes a whole number');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, 'no/such.yaml', ...CAP]), 1, 'no/such.yaml:1:1: cannot read `no/such.yaml`: no such file or directory');
+    // A pack with no rules is refused as by every command that loads one, unless --allow-empty.
+    const empty = join(tmp, 'empty-pack');
+    mkdirSync(empty, { recursive: true });
+    expectFailure(oarc(['diff', `${GW}/rules.yaml`, empty, ...CAP]), 1, `${empty}:1:1: no rules: ${empty} holds no rule document, and a pack without rules allows everything; pass --allow-empty if that is meant`);
+    const allowed = oarc(['diff', `${GW}/rules.yaml`, empty, ...CAP, '--runs', '50', '--allow-empty', '--json']);
+    expect(allowed.status, allowed.stderr).toBe(1);
+    expect((JSON.parse(allowed.stdout) as import('../../diff/report.js').DiffReport).rules.removed).toHaveLength(9);
     const wrong = file('wrong-diff.json', '{"anchor": "tool.pre_invoke", "facts": {"acme.tenant_teir": "x"}}');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--occurrence', wrong]), 1, `${wrong}:1:1: oarc diff:`);
   });
