@@ -170,6 +170,9 @@ describe('oarc bench <pack>', () => {
     const wrong = file('wrong.json', '{"anchor": "tool.pre_invok"}');
     expectFailure(oarc(['bench', ...PACK, '--occurrence', wrong]), 1, `${wrong}:1:1: oarc bench:`);
     expectFailure(oarc(['bench', ...PACK, '--occurrence', join(tmp, 'nope.json')]), 1, `oarc bench: cannot read occurrence file ${join(tmp, 'nope.json')}: no such file or directory`);
+    // An occurrence file with none in it names the command and the file, and says what belongs there.
+    const none = file('none.yaml', '# nothing yet\n');
+    expectFailure(oarc(['bench', ...PACK, '--occurrence', none]), 1, `oarc bench: ${none}: no occurrence found (the file is empty or holds only comments); an occurrence file holds one occurrence`);
   });
 });
 
@@ -246,6 +249,9 @@ describe('oarc diff', () => {
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--format', 'html']), 2, 'oarc diff: --format takes text, markdown, json; `html` is not one of them');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--runs', 'many']), 2, '--runs takes a whole number');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, 'no/such.yaml', ...CAP]), 1, 'no/such.yaml:1:1: cannot read `no/such.yaml`: no such file or directory');
+    const noOccurrence = file('no-occurrence.yaml', '');
+    expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--occurrence', noOccurrence]), 1, `oarc diff: ${noOccurrence}: no occurrence found (the file is empty or holds only comments); an occurrence file holds one occurrence (a JSON or YAML object such as {"anchor": "tool.pre_invoke"`);
+    expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--occurrence', file('no-occurrences.json', '[]')]), 1, 'no-occurrences.json: the list of occurrences is empty; an occurrence file holds');
     // A pack with no rules is refused as by every command that loads one, unless --allow-empty.
     const empty = join(tmp, 'empty-pack');
     mkdirSync(empty, { recursive: true });
