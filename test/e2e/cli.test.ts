@@ -492,12 +492,15 @@ describe('oarc portability', () => {
   it('--json gives the report; --strict fails on a non-portable rule', () => {
     const r = oarc(['portability', `${FX}/host-rules.yaml`, '--capability', HOST_CAP, '--json', '--strict']);
     expect(r.status).toBe(1);
-    const report = JSON.parse(r.stdout) as { ok: boolean; portable: boolean; rules: { rule: string; portable: boolean; reasons: string[] }[] };
-    expect(report.ok).toBe(true);
-    expect(report.portable).toBe(false);
+    const report = JSON.parse(r.stdout) as { ok: boolean; portable: boolean; strict: boolean; error: string; rules: { rule: string; portable: boolean; reasons: string[] }[] };
+    // Exit 1 says why: ok is false, and the JSON and stderr name the rules --strict failed on.
+    const why = '--strict: 2 of 4 rules are not portable: acme.e2e/HOST_ANCHOR, acme.e2e/HOST_FACT';
+    expect(report).toMatchObject({ ok: false, portable: false, strict: true, error: why });
+    expect(r.stderr).toBe(`oarc portability: ${why}\n`);
     expect(report.rules.find((e) => e.rule === 'acme.e2e/HOST_FACT')).toEqual({ rule: 'acme.e2e/HOST_FACT', portable: false, reasons: ['host-tier fact acme.tenant_tier'], notes: [] });
     // The example pack has one rule reading a host-tier fact; its other rules are portable.
-    expect(oarc(['portability', RULES, '--capability', CAP, '--strict']).status).toBe(1);
+    expectFailure(oarc(['portability', RULES, '--capability', CAP, '--strict']), 1, 'oarc portability: --strict: 1 of 9 rules is not portable: acme.injection/BLOCK_INJECTED_EXFIL');
+    expect(JSON.parse(oarc(['portability', RULES, '--capability', CAP, '--json']).stdout)).toMatchObject({ ok: true, portable: false });
     const portable = file('portable.yaml', 'oar: "1.0"\nid: NO_BASH\nkind: policy\nanchor: tool.pre_invoke\nrequires: { profiles: [ tool ] }\nwhen: \'tool == "bash"\'\neffect: block\n');
     expect(oarc(['portability', portable, '--capability', CAP, '--strict']).status).toBe(0);
   });
