@@ -98,7 +98,14 @@ ${PACK_OPTIONS}
                             a rules directory too); runs until interrupted
   -h, --help                show this help
 
-${EXIT}
+Exit status:
+  0   the pack loads with no error (warnings alone pass, up to --max-warnings). --watch runs
+      until interrupted, whatever each check finds
+  1   the pack does not load: a load diagnostic, an unreadable file, no rules without
+      --allow-empty; or more warnings than --max-warnings
+  2   usage error: unknown option, no rule files, missing --capability, a bad --format or
+      --max-warnings
+  70  internal error in oarc
 `,
 
   eval: `Usage: oarc eval <bundle.mjs | rules…> --occurrence <file|-> [--capability <file>] [options]
@@ -253,11 +260,19 @@ at all — or, with --strict, when a rule is not portable.
 
 Options:
 ${PACK_OPTIONS}
-      --json                print { "ok", "portable", "rules": [{ rule, portable, reasons, notes }] }
-      --strict              exit 1 when any rule is not portable
+      --json                print { "ok", "portable", "rules": [{ rule, portable, reasons, notes }],
+                            "diagnostics" }; ok is false exactly when the exit status is 1, and
+                            then "error" says why (or "diagnostics", when the pack does not load)
+      --strict              exit 1 when any rule is not portable, naming them on stderr
   -h, --help                show this help
 
-${EXIT}
+Exit status:
+  0   the pack loads; every rule's portability is reported (a rule that is not portable is
+      legal, and not a failure without --strict)
+  1   the pack does not load (load diagnostics, an unreadable file, no rules without
+      --allow-empty); or, with --strict, a rule is not portable
+  2   usage error: unknown option, no rule files, missing --capability
+  70  internal error in oarc
 `,
 
   conformance: `oarc conformance — run conformance fixtures ([OAR-CONF-17]) through oarc's own loader and
@@ -298,7 +313,12 @@ Options:
 Example:
   oarc corpus eval --labeled injection/eval/labeled-v1.jsonl
 
-${EXIT}
+Exit status:
+  0   check: every record of every file is valid; eval: the figures were computed
+  1   check: a problem in a file (every one is listed); eval: the corpus or the labeled set
+      cannot be read or does not load
+  2   usage error: no subcommand or an unknown one, unknown option, no files, missing --labeled
+  70  internal error in oarc
 `,
 
   bench: `Usage: oarc bench <bundle.mjs | rules…> --occurrence <file> [--capability <file>] [options]
@@ -584,5 +604,8 @@ Exit status:
   0   the input ended
   1   the detectors module cannot be used
   2   usage error
+  70  internal error in oarc (a bug): the adapter stops. A pack that does not load and an
+      occurrence the engine refuses or fails on are answered with an error line instead, and
+      the adapter keeps serving
 `,
 };

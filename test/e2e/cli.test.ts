@@ -124,6 +124,21 @@ describe('help and version', () => {
     expect(h.stdout).toBe(r.stdout);
   });
 
+  it.each([
+    ['check', ['--max-warnings', 'no rules without\n      --allow-empty']],
+    ['portability', ['with --strict, a rule is not portable']],
+    ['corpus', ['check: a problem in a file', 'missing --labeled']],
+    ['adapter', ['70  internal error in oarc (a bug)']],
+  ])('oarc %s --help documents its own exit status, not the generic one', (command, own) => {
+    const text = oarc([command, '--help']).stdout;
+    const exit = text.slice(text.indexOf('Exit status:'));
+    for (const o of own) expect(exit).toContain(o);
+    // The boilerplate of other commands: occurrences and conformance runs.
+    expect(exit).not.toContain('an occurrence\n      that cannot be decided');
+    expect(exit).not.toContain('a failed conformance run');
+    expect(exit).toMatch(/^  70  internal error in oarc/m);
+  });
+
   it('documents --detectors and the example detectors module in eval --help', () => {
     const r = oarc(['eval', '--help']);
     expect(r.stdout).toContain('--detectors <module>');
