@@ -212,4 +212,18 @@ describe('oarc adapter', () => {
     ]);
     expect((answers[5]?.error as { message: string }).message).toContain('did you mean `tool.pre_invoke`');
   });
+
+  it('names the files of a pack it refuses by the names the request gives, not placeholders', () => {
+    const text = (f: string) => readFileSync(join(ROOT, f), 'utf8');
+    const lines = [
+      JSON.stringify({ type: 'pack', capability: { name: 'mycap.yaml', text: 'a: [\n' }, rules: [{ name: 'r.yaml', text: text('test/fuzz/fixtures/pack/rules.yaml') }] }),
+      JSON.stringify({ type: 'pack', capability: { name: 'cap.yaml', text: text('test/fuzz/fixtures/pack/capability.yaml') }, rules: [{ name: 'ok.yaml', text: 'oar: "1.0"\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n' }, { name: 'bad-rule.yaml', text: 'oar: "1.0"\nid: X\n' }] }),
+    ];
+    const r = oarc(['adapter'], `${lines.join('\n')}\n`);
+    const [cap, rule] = r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { error: { kind: string; message: string } }).error);
+    expect(cap?.kind).toBe('pack');
+    expect(cap?.message).toMatch(/^mycap\.yaml:2:1: /);
+    expect(cap?.message).not.toContain('<capability>');
+    expect(rule?.message).toMatch(/^bad-rule\.yaml:1:1: /);
+  });
 });
