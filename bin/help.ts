@@ -293,8 +293,9 @@ instruction-override, network-egress, data-access, code-exec, filesystem-read, e
 secret-access, cred-enum, benign.
 
 check reads every file and reports every problem in one pass, as file:line: field \`f\`: what
-is wrong — invalid JSON, a missing or empty field, a bad signal, an unknown field, an id used
-twice (within a file or across files; both places are named).
+is wrong — a line that is not UTF-8 or not JSON, a missing or empty field, a bad signal, an
+unknown field, an id used twice (within a file or across files; both places are named). A file
+with no record at all (empty, or only comments) is an error: it is almost surely a wrong path.
 
 eval scores every record of the labeled set with detector://injection-corpus over the corpus
 (default: the seed corpus oarc ships, injection/corpus/seed-v1.jsonl) and prints ROC AUC
@@ -315,8 +316,8 @@ Example:
 
 Exit status:
   0   check: every record of every file is valid; eval: the figures were computed
-  1   check: a problem in a file (every one is listed); eval: the corpus or the labeled set
-      cannot be read or does not load
+  1   check: a problem in a file (every one is listed), or a file with no record at all;
+      eval: the corpus or the labeled set cannot be read or does not load
   2   usage error: no subcommand or an unknown one, unknown option, no files, missing --labeled
   70  internal error in oarc
 `,

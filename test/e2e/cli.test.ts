@@ -778,6 +778,21 @@ describe('oarc corpus', () => {
     expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, records: 1, diagnostics: [{ file: a, line: 3, field: 'text' }, { field: 'signal' }, { file: b, line: 2, field: 'id' }, { line: 3 }] });
   });
 
+  it('check: a line that is not UTF-8 is said so at its line; a file with no record is an error, not "ok: 0 records"', () => {
+    const latin = join(tmp, 'latin1.jsonl');
+    writeFileSync(latin, Buffer.concat([Buffer.from(`${rec('ok', 'fine', 'benign')}\n{"id":"x","text":"caf`), Buffer.from([0xe9]), Buffer.from('","signal":"benign"}\n')]));
+    const r = oarc(['corpus', 'check', latin]);
+    expectFailure(r, 1, `${latin}:2: not valid UTF-8: a corpus is UTF-8 JSON Lines`);
+    expect(r.stderr).not.toContain('not valid JSON');
+    const empty = file('empty.jsonl', '# nothing yet\n\n');
+    expectFailure(oarc(['corpus', 'check', empty]), 1, `${empty}: no records: the file holds only blank lines and comments; an empty corpus is almost certainly a mistake`);
+    expect(JSON.parse(oarc(['corpus', 'check', '--json', empty]).stdout)).toMatchObject({ ok: false, records: 0, diagnostics: [{ file: empty, line: 0 }] });
+  });
+
+  it('eval: a labeled set that cannot be read is named as the labeled set', () => {
+    expectFailure(oarc(['corpus', 'eval', '--labeled', join(tmp, 'nope-labeled.jsonl')]), 1, `${join(tmp, 'nope-labeled.jsonl')}: cannot read the labeled set: no such file or directory\noarc corpus eval: the labeled set did not load: 1 error\n`);
+  });
+
   it('check and eval: usage errors exit 2', () => {
     expectFailure(oarc(['corpus']), 2, 'oarc corpus: give a subcommand: check or eval');
     expectFailure(oarc(['corpus', 'lint']), 2, 'unknown subcommand lint');
