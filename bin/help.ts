@@ -415,7 +415,7 @@ Options:
       --occurrence <file>   occurrences to decide besides the generated ones
       --detectors <module>  detector implementations, as for oarc eval
       --runs <n>            generated cases (default 1000; 0: only the --occurrence file)
-      --seed <n>            the generator's seed (default 1)
+      --seed <n>            the generator's seed, 0 to 4294967295 as for oarc fuzz (default 1)
       --format <f>          text (default), markdown (a pull-request comment) or json
       --json                the same as --format json
   -h, --help                show this help

@@ -248,6 +248,11 @@ describe('oarc diff', () => {
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, ...CAP]), 2, 'oarc diff: give two packs, <old> <new>');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--format', 'html']), 2, 'oarc diff: --format takes text, markdown, json; `html` is not one of them');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--runs', 'many']), 2, '--runs takes a whole number');
+    // The seeds of oarc fuzz, whose generator diff uses: 0 to 2^32 − 1.
+    const top = oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--runs', '20', '--seed', '4294967295', '--json']);
+    expect(top.status, top.stderr).toBe(0);
+    expect((JSON.parse(top.stdout) as { seed: number }).seed).toBe(4294967295);
+    expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--seed', '4294967296']), 2, 'oarc diff: --seed takes an integer from 0 to 4294967295, not `4294967296`');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, 'no/such.yaml', ...CAP]), 1, 'no/such.yaml:1:1: cannot read `no/such.yaml`: no such file or directory');
     const noOccurrence = file('no-occurrence.yaml', '');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--occurrence', noOccurrence]), 1, `oarc diff: ${noOccurrence}: no occurrence found (the file is empty or holds only comments); an occurrence file holds one occurrence (a JSON or YAML object such as {"anchor": "tool.pre_invoke"`);
