@@ -268,3 +268,48 @@ describe('oarc diff', () => {
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--occurrence', wrong]), 1, `${wrong}:1:1: oarc diff:`);
   });
 });
+
+describe('the README shows what oarc diff and oarc bench print', () => {
+  const readme = () => readFileSync(join(ROOT, 'README.md'), 'utf8');
+  /** The first ```sh block after `heading` (continuations joined) and the first plain ``` block. */
+  const section = (heading: string) => {
+    const text = readme();
+    const at = text.indexOf(heading);
+    expect(at, heading).toBeGreaterThan(-1);
+    const blocks: { info: string; body: string }[] = [];
+    let open: { info: string; lines: string[] } | undefined;
+    for (const line of text.slice(at).split('\n')) {
+      if (open === undefined && line.startsWith('```')) open = { info: line.slice(3), lines: [] };
+      else if (open !== undefined && line === '```') {
+        blocks.push({ info: open.info, body: `${open.lines.join('\n')}\n` });
+        open = undefined;
+      } else open?.lines.push(line);
+    }
+    const sh = blocks.find((b) => b.info === 'sh')?.body ?? '';
+    return { sh: sh.replace(/\\\n\s*/g, ''), out: blocks.find((b) => b.info === '')?.body ?? '' };
+  };
+
+  it('the diff example prints exactly the output shown', () => {
+    const { sh, out } = section('## What a pack change does: oarc diff');
+    const cmd = sh.split('\n').find((l) => l.startsWith('npx oarc diff '));
+    expect(cmd).toBeDefined();
+    const newRules = file('rules-new.yaml', readFileSync(join(ROOT, GW, 'rules.yaml'), 'utf8').replace('"rm -rf")', '"rm -rf /")'));
+    expect(sh).toContain(`sed 's/"rm -rf")/"rm -rf \\/")/' examples/gateway/rules.yaml > /tmp/rules-new.yaml`);
+    const args = (cmd as string).trim().split(/\s+/).slice(2).map((a) => (a === '/tmp/rules-new.yaml' ? newRules : a));
+    const r = oarc(args);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout.replaceAll(newRules, '/tmp/rules-new.yaml')).toBe(out);
+  });
+
+  it('the bench sample has the lines this build prints: the pack line exactly, the rest with its figures masked', () => {
+    const { out } = section('## Benchmarking your pack');
+    const shown = out.split('\n').slice(0, out.split('\n').indexOf('…'));
+    const r = oarc(['bench', ...PACK, ...SESSION, '--time', '300ms']);
+    expect(r.status, r.stderr).toBe(0);
+    const printed = r.stdout.split('\n');
+    expect(printed[0]).toBe(shown[0]); // pack and bundle size: no measurement in it
+    // A measured figure (and its unit, which follows its size) is the only thing that may differ.
+    const mask = (l: string) => l.replace(/\d+(\.\d+)?( ?(ns|µs|ms|s|k\/s|B))?/g, '#').replace(/\s+/g, ' ').trim();
+    expect(printed.slice(0, shown.length).map(mask)).toEqual(shown.map(mask));
+  }, 60_000);
+});
