@@ -98,7 +98,14 @@ ${PACK_OPTIONS}
                             a rules directory too); runs until interrupted
   -h, --help                show this help
 
-${EXIT}
+Exit status:
+  0   the pack loads with no error (warnings alone pass, up to --max-warnings). --watch runs
+      until interrupted, whatever each check finds
+  1   the pack does not load: a load diagnostic, an unreadable file, no rules without
+      --allow-empty; or more warnings than --max-warnings
+  2   usage error: unknown option, no rule files, missing --capability, a bad --format or
+      --max-warnings
+  70  internal error in oarc
 `,
 
   eval: `Usage: oarc eval <bundle.mjs | rules…> --occurrence <file|-> [--capability <file>] [options]
@@ -238,7 +245,8 @@ Example:
 
 Exit status:
   0   every file is formatted (with --write: now is)
-  1   --check found a file that is not formatted, or a file cannot be read or parsed
+  1   --check found a file that is not formatted; a file cannot be read, is not UTF-8 or
+      does not parse (it is left untouched); or the paths hold no rule file at all
   2   usage error: unknown option, both --check and --write, several files without either
   70  internal error in oarc
 `,
@@ -252,23 +260,27 @@ at all — or, with --strict, when a rule is not portable.
 
 Options:
 ${PACK_OPTIONS}
-      --json                print { "ok", "portable", "rules": [{ rule, portable, reasons, notes }] }
-      --strict              exit 1 when any rule is not portable
+      --json                print { "ok", "portable", "rules": [{ rule, portable, reasons, notes }],
+                            "diagnostics" }; ok is false exactly when the exit status is 1, and
+                            then "error" says why (or "diagnostics", when the pack does not load)
+      --strict              exit 1 when any rule is not portable, naming them on stderr
   -h, --help                show this help
 
-${EXIT}
+Exit status:
+  0   the pack loads; every rule's portability is reported (a rule that is not portable is
+      legal, and not a failure without --strict)
+  1   the pack does not load (load diagnostics, an unreadable file, no rules without
+      --allow-empty); or, with --strict, a rule is not portable
+  2   usage error: unknown option, no rule files, missing --capability
+  70  internal error in oarc
 `,
 
   conformance: `oarc conformance — run conformance fixtures ([OAR-CONF-17]) through oarc's own loader and
-engine ([OAR-CONF-38]) and print the report: every case with its verdict (passed, failed,
-skipped with the capability that could not be adopted, or errored). Directories are read
-recursively. Exits 0 when no case failed or errored, 1 when one did or no fixture was found,
-2 for a usage error.
+engine and print the report: every case with its verdict.
 
 Example (the corpus is in a clone of the repository; the installed package runs fixtures you give it):
   oarc conformance conformance/fixtures
 
-The runner's own usage:
 `,
 
   corpus: `Usage: oarc corpus check <files…> [--strict] [--json]
@@ -281,8 +293,9 @@ instruction-override, network-egress, data-access, code-exec, filesystem-read, e
 secret-access, cred-enum, benign.
 
 check reads every file and reports every problem in one pass, as file:line: field \`f\`: what
-is wrong — invalid JSON, a missing or empty field, a bad signal, an unknown field, an id used
-twice (within a file or across files; both places are named).
+is wrong — a line that is not UTF-8 or not JSON, a missing or empty field, a bad signal, an
+unknown field, an id used twice (within a file or across files; both places are named). A file
+with no record at all (empty, or only comments) is an error: it is almost surely a wrong path.
 
 eval scores every record of the labeled set with detector://injection-corpus over the corpus
 (default: the seed corpus oarc ships, injection/corpus/seed-v1.jsonl) and prints ROC AUC
@@ -301,7 +314,12 @@ Options:
 Example:
   oarc corpus eval --labeled injection/eval/labeled-v1.jsonl
 
-${EXIT}
+Exit status:
+  0   check: every record of every file is valid; eval: the figures were computed
+  1   check: a problem in a file (every one is listed), or a file with no record at all;
+      eval: the corpus or the labeled set cannot be read or does not load
+  2   usage error: no subcommand or an unknown one, unknown option, no files, missing --labeled
+  70  internal error in oarc
 `,
 
   bench: `Usage: oarc bench <bundle.mjs | rules…> --occurrence <file> [--capability <file>] [options]
@@ -390,12 +408,14 @@ around them, edge integers, present or absent — and a third of the cases are s
 Options:
       --capability <file>   the capability document both packs are loaded against; required
       --config <file>       an operator configuration document, applied to both; repeatable
+      --allow-empty         accept a pack with no rules (to diff against nothing); without it,
+                            a pack with no rules is an error
       --old <rules>, --new <rules>
                             the packs as lists of files or directories (instead of <old> <new>)
       --occurrence <file>   occurrences to decide besides the generated ones
       --detectors <module>  detector implementations, as for oarc eval
       --runs <n>            generated cases (default 1000; 0: only the --occurrence file)
-      --seed <n>            the generator's seed (default 1)
+      --seed <n>            the generator's seed, 0 to 4294967295 as for oarc fuzz (default 1)
       --format <f>          text (default), markdown (a pull-request comment) or json
       --json                the same as --format json
   -h, --help                show this help
@@ -406,8 +426,9 @@ Example:
 
 Exit status:
   0   no occurrence was decided differently (rules may still differ where no case reached)
-  1   some occurrence was decided differently — or the input is broken (load diagnostics, an
-      unreadable file, an occurrence the engine refuses), reported on stderr
+  1   some occurrence was decided differently — or the input is broken (load diagnostics, a
+      pack with no rules without --allow-empty, an unreadable file, an occurrence the engine
+      refuses), reported on stderr
   2   usage error: unknown option, not two packs, a bad --format, --runs or --seed
   70  internal error in oarc
 `,
@@ -595,5 +616,8 @@ Exit status:
   0   the input ended
   1   the detectors module cannot be used
   2   usage error
+  70  internal error in oarc (a bug): the adapter stops. A pack that does not load and an
+      occurrence the engine refuses or fails on are answered with an error line instead, and
+      the adapter keeps serving
 `,
 };

@@ -25,21 +25,29 @@ export interface RawOccurrence {
 
 const PARSE = { bigInts: true, expandSequences: false } as const;
 
-function parseFailure(diagnostics: readonly Diagnostic[], lineOffset = 0): InputError {
+/** What an occurrence input holds, for the message about one that holds none. */
+export const OCCURRENCE_SHAPE =
+  'an occurrence file holds one occurrence (a JSON or YAML object such as {"anchor": "tool.pre_invoke", "tool_call": {"name": "bash", "arguments": {}}}), a JSON array of them, or JSON Lines (one a line)';
+
+/**
+ * Messages are prefixed `oarc eval: `, the command that reads occurrences most; `oarc bench` and
+ * `oarc diff` put their own name there (pack-input.ts `readOccurrences`).
+ */
+function parseFailure(diagnostics: readonly Diagnostic[], label: string, lineOffset = 0): InputError {
   const lines = diagnostics
     .filter((d) => d.severity === 'error')
     .map((d) => formatDiagnostic(lineOffset === 0 || !d.source ? d : { ...d, source: { ...d.source, line: (d.source.line ?? 1) + lineOffset } }));
-  return new InputError(lines.length > 0 ? lines : ['no occurrence found']);
+  return new InputError(lines.length > 0 ? lines : [`oarc eval: ${label}: no occurrence found (the file is empty or holds only comments); ${OCCURRENCE_SHAPE}`]);
 }
 
 /** A whole text holding one occurrence or an array of them. */
 function fromDocument(text: string, label: string, format?: 'json' | 'yaml'): RawOccurrence[] {
   const r = parseSource(text, label, format ? { ...PARSE, format } : PARSE);
   const doc = r.docs[0];
-  if (r.diagnostics.some((d) => d.severity === 'error') || doc === undefined) throw parseFailure(r.diagnostics);
+  if (r.diagnostics.some((d) => d.severity === 'error') || doc === undefined) throw parseFailure(r.diagnostics, label);
   if (r.docs.length > 1) throw new InputError(`${label}: several YAML documents; write a session as a JSON array or as JSON Lines`);
   if (Array.isArray(doc.value)) {
-    if (doc.value.length === 0) throw new InputError(`${label}: the list of occurrences is empty`);
+    if (doc.value.length === 0) throw new InputError(`oarc eval: ${label}: the list of occurrences is empty; ${OCCURRENCE_SHAPE}`);
     return doc.value.map((value, i) => ({ value, locate: (path) => doc.locate([i, ...path]) }));
   }
   return [{ value: doc.value, locate: (path) => doc.locate(path) }];
@@ -49,7 +57,7 @@ function fromDocument(text: string, label: string, format?: 'json' | 'yaml'): Ra
 function fromLine(line: string, lineNo: number, label: string): RawOccurrence {
   const r = parseSource(line, label, { ...PARSE, format: 'json' });
   const doc = r.docs[0];
-  if (r.diagnostics.some((d) => d.severity === 'error') || doc === undefined) throw parseFailure(r.diagnostics, lineNo - 1);
+  if (r.diagnostics.some((d) => d.severity === 'error') || doc === undefined) throw parseFailure(r.diagnostics, label, lineNo - 1);
   return { value: doc.value, locate: (path) => ({ ...doc.locate(path), line: lineNo }) };
 }
 
@@ -111,7 +119,7 @@ export async function* readOccurrenceStream(input: NodeJS.ReadableStream, label 
     yield fromLine(line, lineNo, label);
   }
   if (mode === 'document') yield* fromDocument(held.join('\n'), label, 'json');
-  else if (mode === 'unknown') throw new InputError(`${label}: no occurrence given`);
+  else if (mode === 'unknown') throw new InputError(`oarc eval: ${label}: no occurrence given; ${OCCURRENCE_SHAPE}`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -83,22 +83,39 @@ function loadReadFiles(files: PackFiles, rules: ReturnType<typeof readSources>):
   return { ok: true, pack: { ...r.pack, sourceNames, diagnostics: [...diagnostics, ...r.pack.diagnostics] } };
 }
 
-/** Load a pack from in-memory texts (YAML or JSON); diagnostics in reading order, as from files. */
-export function loadPackTexts(texts: { capability: string; rules: readonly string[]; configs?: readonly string[] }): PackResult {
-  const order = ['<capability>', ...texts.rules.map((_, i) => `<rules ${i}>`), ...(texts.configs ?? []).map((_, i) => `<config ${i}>`)];
-  return sorted(loadTexts(texts), order);
+/**
+ * In-memory texts to load, with optional names for messages: a diagnostic names the text it is in
+ * (`mycap.yaml:1:5`) instead of a placeholder (`<capability>:1:5`). A name is only a label: every
+ * text is read as YAML (which JSON is), whatever its name ends with.
+ */
+export interface PackTexts {
+  capability: string;
+  rules: readonly string[];
+  configs?: readonly string[];
+  names?: { capability?: string; rules?: readonly string[]; configs?: readonly string[] };
 }
 
-function loadTexts(texts: { capability: string; rules: readonly string[]; configs?: readonly string[] }): PackResult {
-  const cap = parseSource(texts.capability, '<capability>', { expandSequences: false });
-  const rules = texts.rules.map((t, i) => parseSource(t, `<rules ${i}>`));
-  const configs = (texts.configs ?? []).map((t, i) => parseSource(t, `<config ${i}>`, { expandSequences: false }));
+/** Load a pack from in-memory texts (YAML or JSON); diagnostics in reading order, as from files. */
+export function loadPackTexts(texts: PackTexts): PackResult {
+  const name = (given: string | undefined, placeholder: string) => (given !== undefined && given !== '' ? given : placeholder);
+  const names = {
+    capability: name(texts.names?.capability, '<capability>'),
+    rules: texts.rules.map((_, i) => name(texts.names?.rules?.[i], `<rules ${i}>`)),
+    configs: (texts.configs ?? []).map((_, i) => name(texts.names?.configs?.[i], `<config ${i}>`)),
+  };
+  return sorted(loadTexts(texts, names), [names.capability, ...names.rules, ...names.configs]);
+}
+
+function loadTexts(texts: PackTexts, names: { capability: string; rules: string[]; configs: string[] }): PackResult {
+  const cap = parseSource(texts.capability, names.capability, { expandSequences: false, format: 'yaml' });
+  const rules = texts.rules.map((t, i) => parseSource(t, names.rules[i] as string, { format: 'yaml' }));
+  const configs = (texts.configs ?? []).map((t, i) => parseSource(t, names.configs[i] as string, { expandSequences: false, format: 'yaml' }));
   const diagnostics = [...cap.diagnostics, ...rules.flatMap((r) => r.diagnostics), ...configs.flatMap((c) => c.diagnostics)];
   const capDoc = cap.docs[0];
   if (!capDoc && !cap.diagnostics.some((d) => d.severity === 'error')) {
     // An empty capability text declares nothing; the engine must refuse to start, with an error
     // saying why ([OAR-FACT-21], [OAR-FACT-24]), not a warning alone.
-    diagnostics.push({ severity: 'error', clause: 'OAR-FACT-21', message: 'a capability document is required, and `<capability>` contains none', source: { file: '<capability>', line: 1, column: 1 } });
+    diagnostics.push({ severity: 'error', clause: 'OAR-FACT-21', message: `a capability document is required, and \`${names.capability}\` contains none`, source: { file: names.capability, line: 1, column: 1 } });
   }
   if (!capDoc || diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
   const r = loadPack({ capability: capDoc, rules: rules.flatMap((r) => r.docs), configs: configs.flatMap((c) => c.docs) });

@@ -10,16 +10,20 @@
  * it has been checked against `schema/conformance-report.schema.json`.
  *
  * Exit status: 0 only when no case failed or errored (skips are reported, not failures:
- * [OAR-CONF-24]); 1 when one did, when no fixture was found at all — a run that asked nothing is
- * not a pass — or when the report itself does not validate; 2 for a usage error.
+ * [OAR-CONF-24]) and at least one passed or failed; 1 when one failed or errored, when no fixture
+ * was found or none was run (every case skipped: a claim built of skips, [OAR-CONF-35]) — a run
+ * that asked nothing is not a pass — or when the report itself does not validate; 2 for a usage
+ * error.
  */
+import { didYouMean } from '../runtime/suggest.js';
+import { RUNNER_HELP, RUNNER_USAGE as USAGE } from './help.js';
 import { runFixtures } from './runner.js';
 import { reportJson, reportProblems, type CaseResult, type ConformanceReport } from './result.js';
 
 export { buildReport, reportJson, reportProblems, toJson, ENGINE_NAME } from './result.js';
 export type { AdoptableCapabilities, CaseResult, ConformanceReport, DiffEntry, Verdict } from './result.js';
 
-const USAGE = 'usage: oarc conformance <fixture files or directories…> [--json]';
+
 
 /** `N passed, N failed, N skipped` — errored cases are counted as failed. */
 export function summaryLine(report: ConformanceReport): string {
@@ -37,6 +41,8 @@ export function renderTable(report: ConformanceReport): string {
       `host anchors ${yes(cap.host_anchors)}; host facts ${yes(cap.host_facts)}; transforms ${yes(cap.supports_transform)}; ` +
       `activity window up to ${cap.activity_window_max}; expression nodes up to ${cap.expression_nodes_max}`,
   );
+  const corpus = report.corpus;
+  lines.push(`corpus: ${corpus.paths.join(', ')} — ${corpus.fixture_files} fixture file${corpus.fixture_files === 1 ? '' : 's'}${(corpus.manifests ?? []).map((m) => `, ${m.fixtures} listed in ${m.file}`).join('')}; sha256 ${corpus.sha256}`);
   lines.push('');
   const idWidth = Math.min(48, report.cases.reduce((w, c) => Math.max(w, c.id.length), 2));
   lines.push(`${'VERDICT'.padEnd(8)} ${'ID'.padEnd(idWidth)} FILE`);
@@ -88,10 +94,12 @@ export function main(argv: readonly string[], io: Output = STDIO): number {
     if (options && a === '--') options = false;
     else if (options && a === '--json') json = true;
     else if (options && (a === '--help' || a === '-h')) {
-      io.out(`${USAGE}\n`);
+      io.out(RUNNER_HELP);
       return 0;
     } else if (options && a.startsWith('-') && a !== '-') {
-      io.err(`oarc conformance: unknown option ${a}\n${USAGE}\n`);
+      // The runner reads its own arguments (the CLI hands them over untouched), so the hint the
+      // CLI's option parser gives every other command is given here.
+      io.err(`oarc conformance: unknown option ${a}${didYouMean(a, ['--json', '--help'])}\n${USAGE}\nRun 'oarc conformance --help' for usage.\n`);
       return 2;
     } else paths.push(a);
   }
@@ -108,6 +116,13 @@ export function main(argv: readonly string[], io: Output = STDIO): number {
   }
   if (report.total === 0) {
     io.err(`oarc conformance: no fixtures found under ${paths.join(', ')}\n`);
+    return 1;
+  }
+  // [OAR-CONF-35] a conformance claim must not be built of skips: a run that judged nothing is
+  // not a pass, whatever the counts of failures say.
+  if (report.counts.passed + report.counts.failed === 0) {
+    const c = report.counts;
+    io.err(`oarc conformance: no fixture was run: ${[c.skipped > 0 ? `${c.skipped} skipped` : '', c.errored > 0 ? `${c.errored} errored` : ''].filter(Boolean).join(', ')}, none passed or failed; a conformance claim cannot be built of skips [OAR-CONF-35]\n`);
     return 1;
   }
   return report.counts.failed + report.counts.errored === 0 ? 0 : 1;

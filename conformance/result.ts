@@ -60,6 +60,18 @@ export interface AdoptableCapabilities {
   readonly expression_nodes_max: number;
 }
 
+/** What the run measured (corpus.ts): two reports with the same digest ran the same fixtures. */
+export interface CorpusIdentity {
+  /** The fixture files and directories given, as given. */
+  paths: string[];
+  /** How many fixture files were found (a file named twice counted once). */
+  fixture_files: number;
+  /** SHA-256 over the sorted relative paths and bytes of every fixture file and manifest read. */
+  sha256: string;
+  /** Each `manifest.json` that lists fixture ids, and how many it lists. */
+  manifests?: { file: string; fixtures: number }[];
+}
+
 export interface ConformanceReport {
   engine: { name: string; version: string };
   /** The OAR version the engine implements. */
@@ -70,15 +82,16 @@ export interface ConformanceReport {
   counts: { passed: number; failed: number; skipped: number; errored: number };
   /** The ids of the cases that failed or could not be run (errored), in report order. */
   failed_cases: string[];
-  /** The number of fixtures given (after removing a file named twice). */
+  /** The number of cases: fixture files (a file named twice counted once) and listed fixtures with no file. */
   total: number;
+  corpus: CorpusIdentity;
   cases: CaseResult[];
 }
 
 export const ENGINE_NAME = 'oarc';
 
 /** Assemble the report; the counts are computed from the cases, never supplied. */
-export function buildReport(cases: readonly CaseResult[], adoptable: AdoptableCapabilities): ConformanceReport {
+export function buildReport(cases: readonly CaseResult[], adoptable: AdoptableCapabilities, corpus: CorpusIdentity): ConformanceReport {
   const counts = { passed: 0, failed: 0, skipped: 0, errored: 0 };
   for (const c of cases) counts[c.verdict]++;
   return {
@@ -98,6 +111,7 @@ export function buildReport(cases: readonly CaseResult[], adoptable: AdoptableCa
     counts,
     failed_cases: cases.filter((c) => c.verdict === 'failed' || c.verdict === 'errored').map((c) => c.id),
     total: cases.length,
+    corpus: { ...corpus, paths: [...corpus.paths], ...(corpus.manifests ? { manifests: corpus.manifests.map((m) => ({ ...m })) } : {}) },
     cases: cases.map((c) => ({ ...c })),
   };
 }

@@ -11,7 +11,7 @@
  *      passed: an unknown `expected` key ([OAR-CONF-22]), both occurrence spellings or neither
  *      ([OAR-CONF-18]), no `input.capability` ([OAR-CONF-19]), `expected.content` without content
  *      ([OAR-CONF-34]), a counter supplied as a fact ([OAR-CONF-32]), an `id` that is not the file
- *      name stem ([OAR-CONF-17]);
+ *      name stem, a `covers` naming a clause the specification does not define ([OAR-CONF-17]);
  *   3. decide whether the fixture's capability document can be adopted: one from a later minor
  *      revision (`laterRevisionGaps`) cannot, unless its rejection is asserted; otherwise from
  *      `ADOPTABLE` alone. A fixture that cannot be adopted is `skipped`, naming what could not be
@@ -30,14 +30,16 @@
  * `errored` verdict, with the reason.
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, extname, join, relative, resolve } from 'node:path';
 import { compileToBundle, formatDiagnostic, loadPack, parseSource, type Backend, type Diagnostic, type LoadedPack, type SourceDoc } from '../compiler/index.js';
+import { DEFAULT_MAX_BYTES } from '../compiler/load/source.js';
 import { CAPABILITY_VERSION, isBaselineCapability, loadCapability, localToCore, type Capability } from '../compiler/load/capability.js';
 import { validateFixtureDocument } from '../compiler/load/schema.js';
 import { MAX_MAX_NODES } from '../compiler/expr/parser.js';
 import { CORE_ANCHORS, STANDARD_PROFILE_NAMES } from '../compiler/load/vocabulary.js';
 import {
   createEngine,
+  HostInputError,
   MemoryCounterStore,
   RESERVED_DETECTORS,
   type CounterValues,
@@ -46,7 +48,10 @@ import {
   type Occurrence,
   occurrenceFromJson,
 } from '../runtime/index.js';
+import { didYouMean } from '../runtime/suggest.js';
+import { undefinedClause } from './covers.js';
 import { compareExpected, show, splitCounterKey, type CounterRule, type Mismatch } from './compare.js';
+import { MANIFEST, corpusIdentity, manifestCases, readManifest, type ManifestRead } from './corpus.js';
 import { buildReport, type AdoptableCapabilities, type CaseResult, type ConformanceReport, type DiffEntry } from './result.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -132,7 +137,8 @@ export function laterRevisionGaps(doc: unknown): AdoptionGap[] {
   if (Array.isArray(doc.profiles)) {
     for (const p of doc.profiles) {
       if (typeof p === 'string' && !STANDARD_PROFILE_NAMES.includes(p)) {
-        gaps.push({ capability: `profile:${p}`, why: `profile \`${p}\` is not one of the profiles of OAR 1.0 this engine knows` });
+        // A profile added by a later revision is skipped; a misspelt one most likely is not that.
+        gaps.push({ capability: `profile:${p}`, why: `profile \`${p}\` is not one of the profiles of OAR 1.0 this engine knows${didYouMean(p, STANDARD_PROFILE_NAMES)}` });
       }
     }
   }
@@ -215,22 +221,48 @@ export interface RunObservation {
   decisions: readonly Decision[];
 }
 
-/** Run every fixture under `paths` (files, or directories searched for `*.json`) and report. */
+/**
+ * Run every fixture under `paths` (files, or directories searched for `*.json`) and report. A
+ * directory's `manifest.json` listing fixture ids adds an errored case for each listed id with no
+ * file (corpus.ts), and the report identifies the corpus it measured.
+ */
 export function runFixtures(paths: readonly string[], opts: RunOptions = {}): ConformanceReport {
-  const cases = collectFixtureFiles(paths).map((e): CaseResult =>
-    'reason' in e ? { id: stemOf(e.path), file: e.path, verdict: 'errored', reason: e.reason } : runFixture(e.file, opts),
-  );
+  const { entries, manifests } = collect(paths);
+  const cases: CaseResult[] = [];
+  const under = new Map<string, Set<string>>();
+  for (const e of entries) {
+    if ('reason' in e) {
+      cases.push({ id: stemOf(e.path), file: e.path, verdict: 'errored', reason: e.reason });
+      continue;
+    }
+    const c = runFixture(e.file, opts);
+    // Say why a file that looks like a copy of another fixture is errored under its own name.
+    if (e.linkTo !== undefined && c.verdict === 'errored') c.reason = `${c.reason ?? ''}\n${e.file} is a symbolic link to ${e.linkTo}: a link is a fixture of its own, named by its own file name`;
+    if (e.root !== undefined) under.set(e.root, (under.get(e.root) ?? new Set()).add(c.id));
+    cases.push(c);
+  }
+  for (const m of manifests) cases.push(...manifestCases(m, under.get(m.dir) ?? new Set()));
   disambiguateIds(cases);
-  return buildReport(cases, ADOPTABLE);
+  const files = entries.flatMap((e) => ('file' in e ? [{ file: e.file, rel: e.rel }] : []));
+  return buildReport(cases, ADOPTABLE, corpusIdentity(paths, files, manifests));
 }
 
 /** Run one fixture file. Never throws. */
 export function runFixture(file: string, opts: RunOptions = {}): CaseResult {
+  let bytes: Buffer;
+  try {
+    // Refused before it is read: a fixture of tens of megabytes is not parsed anyway.
+    const size = statSync(file).size;
+    if (size > DEFAULT_MAX_BYTES) return errored(stemOf(file), file, `the fixture is too large: ${size} bytes, more than the ${DEFAULT_MAX_BYTES}-byte limit on a document; it was not read`);
+    bytes = readFileSync(file);
+  } catch (e) {
+    return errored(stemOf(file), file, `cannot read the fixture: ${message(e)}`);
+  }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(file));
-  } catch (e) {
-    return { id: stemOf(file), file, verdict: 'errored', reason: `cannot read the fixture: ${message(e)}` };
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return errored(stemOf(file), file, 'the fixture is not valid UTF-8: JSON text is UTF-8 [OAR-DOC-1]');
   }
   return runFixtureText(text, file, opts);
 }
@@ -247,7 +279,9 @@ export function runFixtureText(text: string, file: string, opts: RunOptions = {}
     const parseErrors = parsed.diagnostics.filter((d) => d.severity === 'error');
     const doc = parsed.docs[0];
     if (parseErrors.length > 0 || doc === undefined) {
-      return errored(id, file, `the fixture is not valid JSON: ${describeDiagnostics(parseErrors)}`);
+      // Valid JSON beyond the reader's limits (nesting, size) is not a syntax error: say which.
+      const syntax = parseErrors.length === 0 || parseErrors.some((d) => d.message.startsWith('JSON syntax error'));
+      return errored(id, file, `${syntax ? 'the fixture is not valid JSON' : 'the fixture was not parsed'}: ${describeDiagnostics(parseErrors)}`);
     }
     const shape = validateFixtureDocument(doc.value, doc.locate).filter((d) => d.severity === 'error');
     if (shape.length > 0) return errored(id, file, `malformed fixture: ${describeDiagnostics(shape)}`);
@@ -261,6 +295,10 @@ export function runFixtureText(text: string, file: string, opts: RunOptions = {}
 function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOptions): CaseResult {
   // The schema check makes this comparison for `.json` files; a file given under another name too.
   if (fx.id !== stemOf(file)) throw new MalformedFixture('OAR-CONF-17', `fixture id \`${fx.id}\` must equal its file name stem \`${stemOf(file)}\``);
+  const unknown = undefinedClause(fx.covers);
+  if (unknown !== undefined) {
+    throw new MalformedFixture('OAR-CONF-17', `covers names \`${unknown.id}\`, which this specification does not define${unknown.nearest !== undefined ? ` (the nearest defined clause is \`${unknown.nearest}\`)` : ''}`);
+  }
   checkExpectedError(fx);
   const sub = (path: (string | number)[], index = 0, inCollection = false): SourceDoc => ({
     value: valueAt(doc.value, path),
@@ -359,6 +397,7 @@ function run(doc: SourceDoc, fx: Fixture, id: string, file: string, opts: RunOpt
     try {
       decision = engine.decide(occurrence(o, fx.input.session_id));
     } catch (e) {
+      if (e instanceof HostInputError) throw refusedOccurrence(e, fx.input.occurrences ? `input.occurrences[${i}]` : 'input');
       throw new Error(`the engine threw at ${fx.input.occurrences ? `occurrence ${i}` : 'the occurrence'}: ${message(e)}`);
     }
     for (const [name, v] of Object.entries(decision.counters)) runCounters[name] = { ...v };
@@ -397,6 +436,23 @@ function occurrence(o: OccurrenceSpec, session: string | undefined): Occurrence 
 }
 
 const OCCURRENCE_MEMBERS = ['anchor', 'facts', 'detector_facts', 'recent_activity', 'content', 'tool_call'] as const;
+
+/** The fixture's spelling of an `Occurrence` member (runtime/host-input.ts names the TypeScript one). */
+const FIXTURE_MEMBER: Readonly<Record<string, string>> = { session: 'session_id', toolCall: 'tool_call', recentActivity: 'recent_activity', detectorFacts: 'detector_facts' };
+
+/**
+ * The engine refused the occurrence a fixture describes (a `HostInputError`: an undeclared fact, a
+ * member of the wrong shape). That is the fixture's mistake, not the runner's: name the member.
+ */
+function refusedOccurrence(e: HostInputError, where: string): MalformedFixture {
+  const [member, ...rest] = e.path;
+  const path = member === undefined ? where : `${where}.${FIXTURE_MEMBER[member] ?? member}${rest.map((seg) => (typeof seg === 'number' ? `[${seg}]` : `.${seg}`)).join('')}`;
+  const what = e.message.replace(/^decide: /, '');
+  const facts = member === 'facts' || member === 'detectorFacts';
+  const clause = facts ? 'OAR-CONF-23' : member === 'toolCall' ? 'OAR-CONF-40' : 'OAR-CONF-18';
+  const hint = facts ? '; a fixture supplies only facts its capability declares: core, of a declared profile, or listed in host_facts' : '';
+  return new MalformedFixture(clause, `${path}: the engine refuses the occurrence the fixture describes: ${what}${hint}`);
+}
 
 // ---------------------------------------------------------------------------------------------
 // The runner's own checks of a fixture's meaning
@@ -513,27 +569,45 @@ function disambiguateIds(cases: CaseResult[]): void {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/** A fixture file to run, or a path given that could not be read (reported as an errored case). */
-export type FixtureEntry = { file: string } | { path: string; reason: string };
+/**
+ * A fixture file to run, or a path given that could not be read (reported as an errored case).
+ * `linkTo` is the real file when `file` is a link to a file of another name.
+ */
+export type FixtureEntry = { file: string; linkTo?: string } | { path: string; reason: string };
+
+/** A file found, with what the corpus identity and the manifest check need to know of it. */
+type Found = { file: string; linkTo?: string; rel: string; root?: string } | { path: string; reason: string };
 
 /**
  * Fixture files under `paths`, in the order given: a file is taken whatever its name; a directory
  * is searched recursively for `*.json`, sorted by path (code-unit order) so every run lists the
- * same way. A file reached twice is run once. A path that cannot be read is reported, not dropped.
+ * same way. A path that cannot be read is reported, not dropped.
+ *
+ * A file reached twice under the same name (named twice, or through a linked directory) is run
+ * once. A link giving a file another name is a case of its own: the case is named by the stem, so
+ * the alias cannot stand in for the real file (which would vanish from the report) — it is run
+ * under its own name, and errored there since its stem is not the id ([OAR-CONF-17]).
  */
 export function collectFixtureFiles(paths: readonly string[]): FixtureEntry[] {
-  const out: FixtureEntry[] = [];
+  return collect(paths).entries.map((e) => ('reason' in e ? e : e.linkTo === undefined ? { file: e.file } : { file: e.file, linkTo: e.linkTo }));
+}
+
+function collect(paths: readonly string[]): { entries: Found[]; manifests: ManifestRead[] } {
+  const out: Found[] = [];
+  const manifests: ManifestRead[] = [];
   const seen = new Set<string>();
-  const add = (f: string) => {
-    let key: string;
+  const add = (f: string, root?: string) => {
+    let real: string;
     try {
-      key = realpathSync(f);
+      real = realpathSync(f);
     } catch {
-      key = resolve(f);
+      real = resolve(f);
     }
+    const key = `${real}\0${stemOf(f)}`;
     if (seen.has(key)) return;
     seen.add(key);
-    out.push({ file: f });
+    const rel = root === undefined ? basename(f) : relative(root, f);
+    out.push({ file: f, rel, ...(root !== undefined ? { root } : {}), ...(basename(real) === basename(f) ? {} : { linkTo: real }) });
   };
   for (const p of paths) {
     let isDir: boolean;
@@ -548,19 +622,15 @@ export function collectFixtureFiles(paths: readonly string[]): FixtureEntry[] {
       continue;
     }
     const found: string[] = [];
-    const unreadable: FixtureEntry[] = [];
+    const unreadable: Found[] = [];
     walk(p, found, new Set(), unreadable);
-    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).forEach(add);
+    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).forEach((f) => add(f, p));
     out.push(...unreadable);
+    const m = readManifest(p);
+    if (m !== undefined) manifests.push(m);
   }
-  return out;
+  return { entries: out, manifests };
 }
-
-/**
- * A corpus directory may carry its published manifest ([OAR-CONF-35]) beside the fixtures: it is
- * not a fixture, so a directory search passes it over (named on the command line, it is run).
- */
-const MANIFEST = 'manifest.json';
 
 function walk(dir: string, out: string[], visited: Set<string>, unreadable: FixtureEntry[]): void {
   try {

@@ -83,6 +83,15 @@ function rulesOf(doc: Document): YAMLMap[] {
   return [];
 }
 
+/**
+ * The yaml package's message as the loader words it (`YAML syntax error (CODE): …`), without the
+ * ` at line 2, column 1:` and source excerpt it appends: the caller prints the position itself.
+ */
+function syntaxMessage(code: string, message: string): string {
+  const first = (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?\s*$/, '').trim();
+  return `YAML syntax error (${code}): ${first}`;
+}
+
 /** Format a YAML text holding rule documents. */
 export function formatYaml(text: string): FormatOutcome {
   const docs = parseAllDocuments(text, { keepSourceTokens: false });
@@ -90,7 +99,7 @@ export function formatYaml(text: string): FormatOutcome {
   const list = Array.isArray(docs) ? docs : [];
   const problems: FormatProblem[] = [];
   for (const d of list) {
-    for (const e of d.errors) problems.push({ line: e.linePos?.[0].line ?? 1, column: e.linePos?.[0].col ?? 1, message: e.message.split('\n')[0] ?? e.message });
+    for (const e of d.errors) problems.push({ line: e.linePos?.[0].line ?? 1, column: e.linePos?.[0].col ?? 1, message: syntaxMessage(e.code, e.message) });
   }
   if (problems.length > 0) return { ok: false, problems };
   const found = list.map(rulesOf);

@@ -17,7 +17,14 @@ export function oarcProtocolEngine(detectors: Readonly<Record<string, Detector>>
   return {
     name: `oarc ${COMPILER_VERSION}`,
     load(pack: PackRequest): string | undefined {
-      const r = loadPackTexts({ capability: pack.capability.text, rules: pack.rules.map((s) => s.text), configs: (pack.configs ?? []).map((s) => s.text) });
+      // The names are for messages (docs/engine-protocol.md): a diagnostic names the file it is in.
+      const configs = pack.configs ?? [];
+      const r = loadPackTexts({
+        capability: pack.capability.text,
+        rules: pack.rules.map((s) => s.text),
+        configs: configs.map((s) => s.text),
+        names: { capability: pack.capability.name, rules: pack.rules.map((s) => s.name), configs: configs.map((s) => s.name) },
+      });
       if (!r.ok) return r.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic).join('; ');
       try {
         engine = createEngine(compileToBundle(r.pack), { detectors });

@@ -37,22 +37,44 @@ export class ProtocolError extends Error {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** An external engine, started with `command` (run by the shell), spoken to over the protocol. */
+/** docs/engine-protocol.md: a missing response is a protocol failure after this long. */
+export const ENGINE_TIMEOUT_MS = 30_000;
+/** docs/engine-protocol.md: how long an engine has to exit once its input is closed. */
+export const ENGINE_EXIT_GRACE_MS = 2_000;
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * An external engine, started with `command` (run by the shell), spoken to over the protocol.
+ *
+ * The engine runs in a process group of its own, and `close()` kills that whole group: the shell
+ * that runs the command may not `exec` it, so killing only the shell orphans the engine, which
+ * then holds the stdout pipe open and keeps oarc's event loop alive for ever. Being its own group
+ * also keeps a terminal's Ctrl-C from reaching it directly, so oarc forwards those signals.
+ */
 export class EngineClient implements Backend {
   readonly name: string;
   private readonly child: ChildProcess;
+  private readonly lines: ReturnType<typeof createInterface>;
   private readonly waiting: { resolve: (line: string) => void; reject: (e: Error) => void }[] = [];
   private ended: Error | undefined;
+  private closed = false;
+  private readonly exited: Promise<void>;
   engine = '';
 
   constructor(
     private readonly command: string,
-    private readonly timeoutMs = 30_000,
+    private readonly timeoutMs = ENGINE_TIMEOUT_MS,
+    private readonly graceMs = ENGINE_EXIT_GRACE_MS,
   ) {
     this.name = `external (${command})`;
-    this.child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'inherit'] });
-    const lines = createInterface({ input: this.child.stdout as Readable });
-    lines.on('line', (line) => {
+    this.child = spawn(command, { shell: true, detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
+    this.exited = new Promise<void>((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.once('error', () => resolve());
+    });
+    this.lines = createInterface({ input: this.child.stdout as Readable });
+    this.lines.on('line', (line) => {
       if (line.trim() === '') return;
       const w = this.waiting.shift();
       if (w) w.resolve(line);
@@ -64,14 +86,40 @@ export class EngineClient implements Backend {
     this.child.on('error', (e) => gone(`could not be started: ${e.message}`));
     this.child.on('exit', (code, signal) => gone(`exited (${signal ?? `status ${code}`}) before answering`));
     (this.child.stdin as Writable).on('error', () => gone('closed its input'));
+    process.on('exit', this.onExit);
+    for (const s of SIGNALS) process.on(s, this.onSignal);
+  }
+
+  /** Whatever way oarc ends, the engine does not outlive it. */
+  private readonly onExit = (): void => this.killGroup('SIGKILL');
+
+  /** A signal to oarc reaches the engine's group too, then ends oarc as it would have. */
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
+    this.killGroup(signal);
+    this.forget();
+    process.kill(process.pid, signal);
+  };
+
+  private forget(): void {
+    process.removeListener('exit', this.onExit);
+    for (const s of SIGNALS) process.removeListener(s, this.onSignal);
+  }
+
+  private killGroup(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // ESRCH: nothing of the group is left.
+    }
   }
 
   private request(body: unknown): Promise<unknown> {
     if (this.ended) return Promise.reject(this.ended);
     return new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new ProtocolError(`the engine \`${this.command}\` did not answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
-      this.waiting.push({
-        resolve: (line) => {
+      const waiter = {
+        resolve: (line: string) => {
           clearTimeout(timer);
           try {
             resolve(parseJsonText(line));
@@ -79,11 +127,19 @@ export class EngineClient implements Backend {
             reject(new ProtocolError(`the engine \`${this.command}\` answered a line that is ${(e as Error).message}: ${line.slice(0, 200)}`));
           }
         },
-        reject: (e) => {
+        reject: (e: Error) => {
           clearTimeout(timer);
           reject(e);
         },
-      });
+      };
+      const timer = setTimeout(() => {
+        // The run is over: a late answer must not be taken for the next request's.
+        this.ended ??= new ProtocolError(`the engine \`${this.command}\` did not answer within ${this.timeoutMs / 1000} s`);
+        const at = this.waiting.indexOf(waiter);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(this.ended);
+      }, this.timeoutMs);
+      this.waiting.push(waiter);
       (this.child.stdin as Writable).write(`${toJsonText(body)}\n`);
     });
   }
@@ -110,13 +166,27 @@ export class EngineClient implements Backend {
     return out;
   }
 
+  /**
+   * Close the engine's input, give it `graceMs` to exit, then kill its whole process group —
+   * also when the engine itself exited, so nothing it started outlives the run — and let go of
+   * the pipes so that nothing of the engine keeps oarc running.
+   */
   async close(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    (this.child.stdin as Writable).end();
-    const timer = setTimeout(() => this.child.kill(), 2000);
-    await exited;
-    clearTimeout(timer);
+    if (this.closed) return;
+    this.closed = true;
+    const running = this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+    if (running) {
+      (this.child.stdin as Writable).end();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.graceMs)))]);
+      clearTimeout(timer);
+    }
+    this.killGroup('SIGKILL');
+    this.forget();
+    this.lines.close();
+    this.child.stdout?.destroy();
+    this.child.stdin?.destroy();
+    this.child.unref();
   }
 }
 

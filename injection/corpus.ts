@@ -36,6 +36,8 @@ export interface CorpusSource {
   domain?: string;
   /** The corpus revision (e.g. `v1`); metadata only. */
   version?: string;
+  /** What the file is, in messages (default `the corpus file`; `oarc corpus eval`: `the labeled set`). */
+  what?: string;
 }
 
 export interface CorpusDiagnostic {
@@ -66,7 +68,6 @@ export interface LoadOptions {
 }
 
 const FIELDS = new Set(['id', 'text', 'signal', 'source']);
-const BOM = '\uFEFF';
 
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -83,19 +84,21 @@ export function loadCorpus(sources: readonly CorpusSource[], options: LoadOption
   const diagnostics: CorpusDiagnostic[] = [];
   const seen = new Map<string, { file: string; line: number }>();
   for (const src of sources) {
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(src.path, 'utf8');
+      bytes = readFileSync(src.path);
     } catch (e) {
       const code = (e as { code?: string }).code;
-      diagnostics.push({ file: src.path, line: 0, message: `cannot read the corpus file: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message}` });
+      diagnostics.push({ file: src.path, line: 0, message: `cannot read ${src.what ?? 'the corpus file'}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message}` });
       continue;
     }
-    // A BOM is an editor's artefact, not part of the first record.
-    if (text.startsWith(BOM)) text = text.slice(1);
-    const lines = text.split(/\r?\n/);
+    const lines = utf8Lines(bytes);
     lines.forEach((raw, i) => {
       const line = i + 1;
+      if (raw === undefined) {
+        diagnostics.push({ file: src.path, line, message: 'not valid UTF-8: a corpus is UTF-8 JSON Lines (re-encode the file, e.g. from Latin-1)' });
+        return;
+      }
       const trimmed = raw.trim();
       if (trimmed === '' || trimmed.startsWith('#')) return;
       const problems: CorpusDiagnostic[] = [];
@@ -113,6 +116,28 @@ export function loadCorpus(sources: readonly CorpusSource[], options: LoadOption
     });
   }
   return { records, diagnostics };
+}
+
+/**
+ * The file's lines, each decoded as UTF-8 on its own — `undefined` for a line that is not UTF-8 —
+ * so a bad byte is reported at its line rather than replaced (U+FFFD) or blamed on JSON.
+ */
+function utf8Lines(bytes: Buffer): (string | undefined)[] {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const out: (string | undefined)[] = [];
+  let start = 0;
+  for (;;) {
+    const end = bytes.indexOf(0x0a, start);
+    const chunk = bytes.subarray(start, end < 0 ? bytes.length : end);
+    try {
+      // A BOM is an editor's artefact, not part of the first record.
+      out.push(decoder.decode(chunk).replace(/\r$/, '').replace(start === 0 ? /^\uFEFF/ : /^$/, ''));
+    } catch {
+      out.push(undefined);
+    }
+    if (end < 0) return out;
+    start = end + 1;
+  }
 }
 
 /** Check one line; every problem with it goes to `at`, and a record comes back only if its id is usable. */

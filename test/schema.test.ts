@@ -677,6 +677,7 @@ describe('conformance reports', () => {
     counts: { passed: 1, failed: 1, skipped: 1, errored: 1 },
     failed_cases: ['b', 'd'],
     total: 4,
+    corpus: { paths: ['fixtures'], fixture_files: 4, sha256: 'a'.repeat(64) },
     cases: [
       { id: 'a', file: 'a.json', verdict: 'passed' },
       { id: 'b', file: 'b.json', verdict: 'failed', diff: { decision: { expected: 'block', actual: 'none' } } },
@@ -724,6 +725,18 @@ describe('conformance reports', () => {
     (r3.cases as Obj[])[2]!.verdict = 'pass';
     expect(validateReport(r3).length).toBeGreaterThan(0);
     expect(validateReport('not a report').length).toBeGreaterThan(0);
+  });
+
+  it('requires the corpus it measured: paths, fixture files, a SHA-256 digest', () => {
+    const r = report();
+    delete r.corpus;
+    expect(validateReport(r).join('\n')).toMatch(/corpus/);
+    const r2 = report();
+    (r2.corpus as Obj).sha256 = 'not a digest';
+    expect(validateReport(r2).join('\n')).toMatch(/sha256/);
+    const r3 = report();
+    (r3.corpus as Obj).manifests = [{ file: 'manifest.json', fixtures: 4 }];
+    expect(validateReport(r3)).toEqual([]);
   });
 });
 

@@ -32,6 +32,10 @@ function check(argv: readonly string[], io: Io): number {
   const p = parse(argv, CHECK);
   if (p.positionals.length === 0) throw new UsageError('no corpus files given');
   const r = loadCorpus(sources(p.positionals), { strict: bool(p, 'strict') });
+  // A file holding no record at all (empty, or only comments) is almost surely a wrong path or a
+  // failed export, not a corpus: a check that passes it would pass nothing.
+  const empty = p.positionals.filter((f) => !r.diagnostics.some((d) => d.file === f) && !r.records.some((x) => x.file === f));
+  for (const f of empty) r.diagnostics.push({ file: f, line: 0, message: 'no records: the file holds only blank lines and comments; an empty corpus is almost certainly a mistake (a wrong path, an unfinished export)' });
   const ok = r.diagnostics.length === 0;
   if (bool(p, 'json')) {
     io.out(`${toJson({ ok, records: r.records.length, diagnostics: r.diagnostics }, 2)}\n`);
@@ -46,9 +50,9 @@ function check(argv: readonly string[], io: Io): number {
   return EXIT_OK;
 }
 
-/** Load files that must load cleanly, or stop with their diagnostics. */
-function loadOrStop(files: readonly string[], strict: boolean, what: string, io: Io) {
-  const r = loadCorpus(sources(files), { strict });
+/** Load files that must load cleanly, or stop with their diagnostics. `file` names one in messages. */
+function loadOrStop(files: readonly string[], strict: boolean, what: string, io: Io, file?: string) {
+  const r = loadCorpus(files.map((path) => ({ path, ...(file !== undefined ? { what: file } : {}) })), { strict });
   if (r.diagnostics.length === 0) return r.records;
   printCorpusDiagnostics(io, r.diagnostics);
   io.err(`oarc corpus eval: the ${what} did not load: ${plural(r.diagnostics.length, 'error')}\n`);
@@ -61,7 +65,7 @@ function evalCorpus(argv: readonly string[], io: Io): number {
   const corpusFiles = strs(p, 'corpus');
   const strict = bool(p, 'strict');
   const corpus = loadOrStop(corpusFiles.length > 0 ? corpusFiles : [SEED_CORPUS], strict, 'corpus', io);
-  const labeled = loadOrStop([labeledFile], false, 'labeled set', io);
+  const labeled = loadOrStop([labeledFile], false, 'labeled set', io, 'the labeled set');
   let report: EvalReport;
   try {
     const classifier = new InjectionClassifier(corpus);

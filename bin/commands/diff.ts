@@ -10,6 +10,7 @@ import { toJson, type Io } from '../output.js';
 import { PACK_OPTIONS } from '../pack.js';
 import { hostInputProblem, loadDetectorModule, loadRules, readOccurrences, requireDetectors } from '../pack-input.js';
 import { createEngine, occurrenceToJson } from '../../runtime/index.js';
+import { parseSeed } from '../../fuzz/prng.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
@@ -51,14 +52,21 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   if (bool(p, 'json') && str(p, 'format') !== undefined && str(p, 'format') !== 'json') throw new UsageError('--json is --format json; give one of them');
   if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}; \`${format}\` is not one of them`);
   const runs = count(str(p, 'runs'), 'runs', DEFAULT_RUNS, 0);
-  const seed = count(str(p, 'seed'), 'seed', 1, 0);
+  // The generator is oarc fuzz's (fuzz/prng.ts), so the seeds are its seeds.
+  const seedText = str(p, 'seed');
+  const parsedSeed = seedText === undefined ? 1 : parseSeed(seedText);
+  if (parsedSeed === undefined) throw new UsageError(`--seed takes an integer from 0 to 4294967295, not \`${seedText}\``);
+  const seed: number = parsedSeed;
   const capability = required(p, 'capability', 'file');
   const configs = strs(p, 'config');
   const occurrenceFile = str(p, 'occurrence');
   if (occurrenceFile === '-') throw new UsageError('--occurrence needs a file (stdin is not read by oarc diff)');
 
-  const old = await loadRules('diff', oldFiles, capability, configs, io, true);
-  const now = await loadRules('diff', newFiles, capability, configs, io, true);
+  // As for every command that loads a pack: no rules is far more often a wrong path than a pack
+  // written from or down to nothing, which --allow-empty says.
+  const allowEmpty = bool(p, 'allow-empty');
+  const old = await loadRules('diff', oldFiles, capability, configs, io, allowEmpty);
+  const now = await loadRules('diff', newFiles, capability, configs, io, allowEmpty);
   const { compileToBundle } = await import('../../compiler/index.js');
   const oldBundle = compileToBundle(old.pack);
   const newBundle = compileToBundle(now.pack);

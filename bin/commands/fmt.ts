@@ -3,11 +3,12 @@
  * file; `--check` prints a unified diff of each file not in the layout and exits 1; `--write`
  * rewrites them in place.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { readSourceText } from '../../compiler/load/source.js';
 import { formatTargets, formatText, unifiedDiff } from '../../format/index.js';
 import { bool, parse } from '../args.js';
-import { EXIT_INPUT, EXIT_OK, UsageError, ioReason } from '../errors.js';
-import type { Io } from '../output.js';
+import { EXIT_INPUT, EXIT_OK, UsageError } from '../errors.js';
+import { printDiagnostics, type Io } from '../output.js';
 
 const OPTIONS = {
   check: { type: 'boolean' },
@@ -22,6 +23,11 @@ export async function fmtCommand(argv: readonly string[], io: Io): Promise<numbe
   if (check && write) throw new UsageError('give --check or --write, not both');
   const paths = p.positionals.length > 0 ? p.positionals : ['.'];
   const { files, unreadable } = formatTargets(paths);
+  // Like `oarc check`, a run over no rule file at all is a mistake (a wrong directory), not a pass.
+  if (files.length === 0 && unreadable.length === 0) {
+    io.err(`oarc fmt: no rule files (*.json, *.yaml, *.yml) under ${paths.join(', ')}; nothing was ${check ? 'checked' : 'formatted'}\n`);
+    return EXIT_INPUT;
+  }
   // One path that is not there is reported as such below (cannot read it), not as a wrong count.
   const oneMissing = p.positionals.length === 1 && unreadable.length === 1;
   if (!check && !write && !oneMissing && (files.length !== 1 || unreadable.length > 0)) {
@@ -31,14 +37,15 @@ export async function fmtCommand(argv: readonly string[], io: Io): Promise<numbe
   for (const u of unreadable) io.err(`oarc fmt: cannot read ${u}: no such file or directory\n`);
   let unformatted = 0;
   for (const file of files) {
-    let before: string;
-    try {
-      before = readFileSync(file, 'utf8');
-    } catch (e) {
-      io.err(`oarc fmt: cannot read ${file}: ${ioReason(e)}\n`);
+    // Read as `oarc check` reads it, refusing what it refuses (invalid UTF-8, too large, not a
+    // regular file) with the same message: a lenient read would write U+FFFD over bad bytes.
+    const read = readSourceText(file);
+    if (read.text === undefined) {
+      printDiagnostics(io, read.diagnostics);
       failed = true;
       continue;
     }
+    const before = read.text;
     const r = formatText(before, file);
     if (!r.ok) {
       for (const x of r.problems) io.err(`${file}:${x.line}:${x.column}: cannot format: ${x.message}\n`);

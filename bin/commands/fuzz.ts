@@ -18,7 +18,7 @@ import { buildFixture, type PackDocs } from '../../fuzz/fixture.js';
 import { toJsonText } from '../../fuzz/json.js';
 import { buildModel } from '../../fuzz/model.js';
 import { parseSeed } from '../../fuzz/prng.js';
-import { EngineClient, ProtocolError, type PackRequest } from '../../fuzz/protocol.js';
+import { ENGINE_TIMEOUT_MS, EngineClient, ProtocolError, type PackRequest } from '../../fuzz/protocol.js';
 import { fuzz, type Finding, type FuzzResult } from '../../fuzz/run.js';
 import { bool, parse, required, str, strs } from '../args.js';
 import { EXIT_INPUT, EXIT_OK, ExitError, InputError, UsageError, oneLine } from '../errors.js';
@@ -104,7 +104,7 @@ export async function fuzzCommand(argv: readonly string[], io: Io): Promise<numb
   const external: EngineClient[] = [];
   try {
     if (against !== undefined) {
-      const client = new EngineClient(against);
+      const client = new EngineClient(against, engineTimeoutMs(io.env));
       external.push(client);
       await client.load(packRequest(p.positionals, str(p, 'capability') as string, strs(p, 'config')));
     }
@@ -129,6 +129,15 @@ export async function fuzzCommand(argv: readonly string[], io: Io): Promise<numb
   } finally {
     for (const c of external) await c.close();
   }
+}
+
+/**
+ * The protocol's 30 s answer timeout. `OARC_TEST_ENGINE_TIMEOUT_MS` shortens it for oarc's own
+ * tests of a silent engine; it is not a user setting (docs/engine-protocol.md fixes 30 s).
+ */
+function engineTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const ms = Number(env.OARC_TEST_ENGINE_TIMEOUT_MS ?? '');
+  return Number.isInteger(ms) && ms > 0 ? ms : ENGINE_TIMEOUT_MS;
 }
 
 function report(r: FuzzResult, backends: string[], docs: PackDocs | undefined, out: string, json: boolean, io: Io): number {

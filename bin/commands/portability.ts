@@ -25,9 +25,14 @@ export async function portabilityCommand(argv: readonly string[], io: Io): Promi
   }
   const report = portabilityReport(r.pack.rules);
   const portable = report.every((e) => e.portable);
-  const status = bool(p, 'strict') && !portable ? EXIT_INPUT : EXIT_OK;
+  const strict = bool(p, 'strict');
+  // Exit 1 under --strict says why, on stderr and in the JSON: `ok` is whether the command passed.
+  const notPortable = report.filter((e) => !e.portable).map((e) => e.rule);
+  const failure = strict && !portable ? `--strict: ${notPortable.length} of ${report.length} rules ${notPortable.length === 1 ? 'is' : 'are'} not portable: ${notPortable.join(', ')}` : undefined;
+  const status = failure === undefined ? EXIT_OK : EXIT_INPUT;
   if (json) {
-    io.out(`${toJson({ ok: true, portable, rules: report, diagnostics: r.diagnostics }, 2)}\n`);
+    io.out(`${toJson({ ok: failure === undefined, portable, ...(strict ? { strict } : {}), ...(failure !== undefined ? { error: failure } : {}), rules: report, diagnostics: r.diagnostics }, 2)}\n`);
+    if (failure !== undefined) io.err(`oarc portability: ${failure}\n`);
     return status;
   }
   printDiagnostics(io, r.diagnostics);
@@ -40,5 +45,6 @@ export async function portabilityCommand(argv: readonly string[], io: Io): Promi
   const nonPortable = report.filter((e) => !e.portable).length;
   const n = report.length;
   io.out(`${n} rule${n === 1 ? '' : 's'}: ${n - nonPortable} portable, ${nonPortable} not portable (host ${r.pack.capability.host})\n`);
+  if (failure !== undefined) io.err(`oarc portability: ${failure}\n`);
   return status;
 }

@@ -275,6 +275,17 @@ function readBounded(file: string, maxBytes: number): Buffer | string {
   }
 }
 
+/**
+ * One file's text exactly as `readSources` reads it — a regular file, within the size limit,
+ * valid UTF-8 — or the diagnostics refusing it. For tools that rewrite a file (`oarc fmt`): a
+ * file the loader refuses must not be read with its bad bytes replaced and written back.
+ */
+export function readSourceText(file: string, maxBytes = DEFAULT_MAX_BYTES): { text: string; diagnostics: [] } | { text: undefined; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const text = readText(file, maxBytes, diagnostics);
+  return text === undefined ? { text, diagnostics } : { text, diagnostics: [] };
+}
+
 function readText(file: string, maxBytes: number, diagnostics: Diagnostic[]): string | undefined {
   try {
     const bytes = readBounded(file, maxBytes);

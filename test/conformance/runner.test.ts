@@ -2,13 +2,15 @@
  * The conformance runner: verdicts, the malformed fixtures it refuses, skip vs baseline, the
  * report and its arithmetic, the table and its last line, exit status, and readable diffs.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADOPTABLE, adoptionGaps, collectFixtureFiles, runFixtureText, runFixtures } from '../../conformance/runner.js';
 import { main, renderTable, reportJson, reportProblems, summaryLine, type CaseResult } from '../../conformance/report.js';
 import { validateReport } from '../../compiler/load/schema.js';
+import { DEFAULT_MAX_BYTES } from '../../compiler/load/source.js';
 import { loadCapability } from '../../compiler/load/capability.js';
 import { COMPILER_VERSION } from '../../compiler/version.js';
 
@@ -215,6 +217,31 @@ describe('malformed fixtures are errored with the reason, never run or passed', 
 
 // ---------------------------------------------------------------------------------------------
 
+describe('reasons that say whose mistake it is', () => {
+  it('[OAR-CONF-23] a fact the capability does not declare is the fixture\'s mistake, naming the member — not an internal error', () => {
+    const single = run(fixture('undeclared', (f) => (f.input.facts = { 'acme.nope': 1 })));
+    expectErrored(single, 'OAR-CONF-23', 'input.facts.acme.nope: the engine refuses the occurrence the fixture describes: facts names `acme.nope`, which the bundle does not declare');
+    expect(single.reason).not.toContain('internal error');
+    const many = run(fixture('undeclared', (f) => {
+      delete f.input.anchor;
+      f.input.occurrences = [{ anchor: 'tool.pre_invoke' }, { anchor: 'tool.pre_invoke', detector_facts: { nope: [] } }];
+    }));
+    expectErrored(many, 'OAR-CONF-23', 'input.occurrences[1].detector_facts.nope:');
+  });
+
+  it('a fixture beyond the size limit is too large (and not read), one that is not UTF-8 says so, one nested too deep is not called invalid JSON', () => {
+    const d = tempDir({ 'deep.json': fixture('deep', (f) => (f.input.facts = { x: JSON.parse(`${'['.repeat(80)}${']'.repeat(80)}`) })) });
+    writeFileSync(join(d, 'big.json'), `${' '.repeat(DEFAULT_MAX_BYTES)}${JSON.stringify(fixture('big'))}`);
+    writeFileSync(join(d, 'latin1.json'), JSON.stringify(fixture('latin1', (f) => (f.title = 'caf\u00e9'))), 'latin1'); // é as the one byte 0xE9
+    const r = runFixtures([d]);
+    const reason = (id: string) => r.cases.find((c) => c.id === id)?.reason ?? '';
+    expect(reason('big')).toBe(`the fixture is too large: ${DEFAULT_MAX_BYTES + JSON.stringify(fixture('big')).length} bytes, more than the ${DEFAULT_MAX_BYTES}-byte limit on a document; it was not read`);
+    expect(reason('latin1')).toBe('the fixture is not valid UTF-8: JSON text is UTF-8 [OAR-DOC-1]');
+    expect(reason('deep')).toMatch(/^the fixture was not parsed: .*nests deeper than/);
+    expect(r.cases.map((c) => c.verdict)).toEqual(['errored', 'errored', 'errored']);
+  });
+});
+
 describe('skipped vs baseline [OAR-CONF-20] [OAR-CONF-35]', () => {
   const acme = (id: string) =>
     fixture(id, (f) => {
@@ -245,6 +272,13 @@ describe('skipped vs baseline [OAR-CONF-20] [OAR-CONF-35]', () => {
     expect(later((c) => (c.profiles = ['browser']), { error: 'browser' }).verdict).toBe('passed');
     // A new major is not a later minor: it is a capability this engine rejects.
     expect(later((c) => (c.oar_capability_version = '2.0')).verdict).toBe('failed');
+  });
+
+  it('a profile that is a misspelling of an OAR 1.0 one is skipped with the profile meant', () => {
+    const c = run(fixture('typo', (f) => ((f.input.capability as Obj).profiles = ['tol'])));
+    expect([c.verdict, c.skipped_capability]).toEqual(['skipped', 'profile:tol']);
+    expect(c.reason).toContain('profile `tol` is not one of the profiles of OAR 1.0 this engine knows (did you mean `tool`?)');
+    expect(run(fixture('far', (f) => ((f.input.capability as Obj).profiles = ['browser']))).reason).not.toContain('did you mean');
   });
 
   it('skips even when the fixture would otherwise fail, and names every gap', () => {
@@ -465,6 +499,13 @@ describe('comparison and diffs', () => {
     expect(nullContent.verdict).not.toBe('passed');
   });
 
+  it('conformance/README.md documents content at a block as the runner compares it: the input unchanged, not null', () => {
+    const row = readFileSync('conformance/README.md', 'utf8').split('\n').find((l) => l.startsWith('| `content` |'));
+    expect(row).toBeDefined();
+    expect(row).toMatch(/unchanged at `nudge`, `warn`, `none` and `block`/);
+    expect(row).not.toMatch(/\(a block\) has content `null`/);
+  });
+
   it('on_fire accepts action names and {rule, action} objects', () => {
     const f = (on_fire: unknown[]) =>
       run(
@@ -521,6 +562,21 @@ describe('comparison and diffs', () => {
 
 // ---------------------------------------------------------------------------------------------
 
+describe('[OAR-CONF-17] covers', () => {
+  it('names only clauses the specification defines: an unknown one is errored, naming the nearest defined clause', () => {
+    const c = run(fixture('unknown', (f) => (f.covers = ['OAR-EVAL-4', 'OAR-EVAL-999'])));
+    expectErrored(c, 'OAR-CONF-17', 'covers names `OAR-EVAL-999`, which this specification does not define (the nearest defined clause is `OAR-EVAL-');
+    expect(run(fixture('typo', (f) => (f.covers = ['OAR-EVL-4']))).reason).toContain('(the nearest defined clause is `OAR-EVAL-4`)');
+  });
+
+  it('accepts a retired clause: it is still defined', () => {
+    const spec = JSON.parse(readFileSync('conformance/clauses.json', 'utf8')) as { clauses: { id: string; retired: boolean }[] };
+    const retired = spec.clauses.find((c) => c.retired);
+    expect(retired).toBeDefined();
+    expect(run(fixture('retired', (f) => (f.covers = [retired!.id]))).verdict).toBe('passed');
+  });
+});
+
 describe('the report, the table and the command', () => {
   const dir = tempDir({
     'pass.json': fixture('pass'),
@@ -569,6 +625,65 @@ describe('the report, the table and the command', () => {
     expect(r.total).toBe(1);
   });
 
+  it('[OAR-CONF-17] a link giving a fixture another name never stands in for it: the real file is run, the alias is errored under its own name', () => {
+    const d = tempDir({ 'ok.json': fixture('ok') });
+    symlinkSync('ok.json', join(d, 'a-alias.json'));
+    const r = runFixtures([d]);
+    expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['a-alias', 'errored'], ['ok', 'passed']]);
+    expect(r.cases[0]!.reason).toContain('must equal its file name stem');
+    expect(r.cases[0]!.reason).toContain(`${join(d, 'a-alias.json')} is a symbolic link to`);
+    expect(r.total).toBe(2);
+    // The real file named beside its directory is still run once.
+    expect(runFixtures([d, join(d, 'ok.json')]).total).toBe(2);
+    expect(reportProblems(r)).toEqual([]);
+  });
+
+  it('runs a file reached through a linked directory once, and a directory link loop ends', () => {
+    const d = tempDir({ 'sub/ok.json': fixture('ok') });
+    symlinkSync('sub', join(d, 'again'));
+    symlinkSync('..', join(d, 'sub', 'up'));
+    const r = runFixtures([d]);
+    expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['ok', 'passed']]);
+  });
+
+  it('identifies the corpus it measured: the paths, the fixture files, a digest of their relative paths and bytes', () => {
+    const files = { 'a.json': fixture('a'), 'sub/b.json': fixture('b') };
+    const one = runFixtures([tempDir(files)]);
+    const copy = tempDir(files);
+    const two = runFixtures([copy]);
+    expect(two.corpus).toEqual({ paths: [copy], fixture_files: 2, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // The same fixtures elsewhere: the same digest. One byte or one name changed: another.
+    expect(two.corpus.sha256).toBe(one.corpus.sha256);
+    expect(runFixtures([tempDir({ ...files, 'a.json': fixture('a', (f) => (f.title = 'x')) })]).corpus.sha256).not.toBe(one.corpus.sha256);
+    expect(runFixtures([tempDir({ 'a.json': fixture('a'), 'b.json': fixture('b') })]).corpus.sha256).not.toBe(one.corpus.sha256);
+    // The documented construction, by hand.
+    const h = createHash('sha256');
+    for (const [rel, f] of [['a.json', files['a.json']], ['sub/b.json', files['sub/b.json']]] as const) {
+      const bytes = Buffer.from(JSON.stringify(f, null, 2));
+      h.update(`${rel}\0${bytes.length}\0`).update(bytes);
+    }
+    expect(one.corpus.sha256).toBe(h.digest('hex'));
+    expect(renderTable(two)).toContain(`corpus: ${copy} — 2 fixture files; sha256 ${two.corpus.sha256}`);
+    expect(reportProblems(two)).toEqual([]);
+  });
+
+  it('[OAR-CONF-35] a fixture the corpus manifest lists with no file is an errored case, so the total is the manifest\'s count', () => {
+    for (const fixtures of [['a', 'gone', 'b'], [{ id: 'a' }, { id: 'gone', baseline: true }, { id: 'b' }]]) {
+      const d = tempDir({ 'manifest.json': { version: '1.0.0', fixtures }, 'a.json': fixture('a'), 'sub/b.json': fixture('b') });
+      const r = runFixtures([d]);
+      expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['a', 'passed'], ['b', 'passed'], ['gone', 'errored']]);
+      expect(r.cases[2]!.reason).toBe(`listed in ${join(d, 'manifest.json')}, no file: no fixture with this id was found under ${d}`);
+      expect(r.total).toBe(3);
+      expect(r.corpus).toMatchObject({ fixture_files: 2, manifests: [{ file: join(d, 'manifest.json'), fixtures: 3 }] });
+      expect(reportProblems(r)).toEqual([]);
+    }
+    // A manifest that cannot be read is said, not ignored.
+    const bad = tempDir({ 'manifest.json': '{"fixtures": [', 'a.json': fixture('a') });
+    const r = runFixtures([bad]);
+    expect(r.cases.map((c) => [c.id, c.verdict])).toEqual([['a', 'passed'], ['manifest', 'errored']]);
+    expect(r.cases[1]!.reason).toContain('cannot be read');
+  });
+
   it('collects *.json recursively, sorted, and reports an unreadable path', () => {
     const entries = collectFixtureFiles([dir, join(dir, 'nope')]);
     expect(entries).toEqual([
@@ -609,6 +724,14 @@ describe('the report, the table and the command', () => {
     expect(main([join(ok, 'missing.json')], capture().io)).toBe(1);
   });
 
+  it('[OAR-CONF-35] exits 1 when no fixture was run — every one skipped — keeping the last line\'s format', () => {
+    const skipped = tempDir({ 'acme.json': fixture('acme', (f) => (f.input.capability = cap(undefined, { detectors: ['detector://acme'] }))) });
+    const c = capture();
+    expect(main([skipped], c.io)).toBe(1);
+    expect(c.out().trimEnd().split('\n').pop()).toBe('0 passed, 0 failed, 1 skipped');
+    expect(c.err()).toBe('oarc conformance: no fixture was run: 1 skipped, none passed or failed; a conformance claim cannot be built of skips [OAR-CONF-35]\n');
+  });
+
   it('exits 1 when no fixture was found, 2 on a usage error', () => {
     const empty = tempDir({});
     const c = capture();
@@ -621,6 +744,17 @@ describe('the report, the table and the command', () => {
     const h = capture();
     expect(main(['--help'], h.io)).toBe(0);
     expect(h.out()).toContain('usage: oarc conformance');
+  });
+
+  it('--help documents the verdicts, the summary lines and the exit status; a misspelt option names the one meant', () => {
+    const h = capture();
+    expect(main(['--help'], h.io)).toBe(0);
+    for (const part of ['Verdicts', 'passed ', 'failed ', 'skipped ', 'errored ', 'Summary lines', 'N passed, N failed, N skipped', 'Exit status', '  0   ', '  1   ', '  2   ']) {
+      expect(h.out()).toContain(part);
+    }
+    const u = capture();
+    expect(main([FIXTURES, '--jsn'], u.io)).toBe(2);
+    expect(u.err()).toContain('oarc conformance: unknown option --jsn (did you mean `--json`?)');
   });
 
   it('--json prints the report, which validates against the schema', () => {

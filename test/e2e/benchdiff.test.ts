@@ -4,7 +4,7 @@
  * the figures and the gate's verdicts, never a speed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -170,6 +170,9 @@ describe('oarc bench <pack>', () => {
     const wrong = file('wrong.json', '{"anchor": "tool.pre_invok"}');
     expectFailure(oarc(['bench', ...PACK, '--occurrence', wrong]), 1, `${wrong}:1:1: oarc bench:`);
     expectFailure(oarc(['bench', ...PACK, '--occurrence', join(tmp, 'nope.json')]), 1, `oarc bench: cannot read occurrence file ${join(tmp, 'nope.json')}: no such file or directory`);
+    // An occurrence file with none in it names the command and the file, and says what belongs there.
+    const none = file('none.yaml', '# nothing yet\n');
+    expectFailure(oarc(['bench', ...PACK, '--occurrence', none]), 1, `oarc bench: ${none}: no occurrence found (the file is empty or holds only comments); an occurrence file holds one occurrence`);
   });
 });
 
@@ -245,8 +248,68 @@ describe('oarc diff', () => {
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, ...CAP]), 2, 'oarc diff: give two packs, <old> <new>');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--format', 'html']), 2, 'oarc diff: --format takes text, markdown, json; `html` is not one of them');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--runs', 'many']), 2, '--runs takes a whole number');
+    // The seeds of oarc fuzz, whose generator diff uses: 0 to 2^32 − 1.
+    const top = oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--runs', '20', '--seed', '4294967295', '--json']);
+    expect(top.status, top.stderr).toBe(0);
+    expect((JSON.parse(top.stdout) as { seed: number }).seed).toBe(4294967295);
+    expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--seed', '4294967296']), 2, 'oarc diff: --seed takes an integer from 0 to 4294967295, not `4294967296`');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, 'no/such.yaml', ...CAP]), 1, 'no/such.yaml:1:1: cannot read `no/such.yaml`: no such file or directory');
+    const noOccurrence = file('no-occurrence.yaml', '');
+    expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--occurrence', noOccurrence]), 1, `oarc diff: ${noOccurrence}: no occurrence found (the file is empty or holds only comments); an occurrence file holds one occurrence (a JSON or YAML object such as {"anchor": "tool.pre_invoke"`);
+    expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--occurrence', file('no-occurrences.json', '[]')]), 1, 'no-occurrences.json: the list of occurrences is empty; an occurrence file holds');
+    // A pack with no rules is refused as by every command that loads one, unless --allow-empty.
+    const empty = join(tmp, 'empty-pack');
+    mkdirSync(empty, { recursive: true });
+    expectFailure(oarc(['diff', `${GW}/rules.yaml`, empty, ...CAP]), 1, `${empty}:1:1: no rules: ${empty} holds no rule document, and a pack without rules allows everything; pass --allow-empty if that is meant`);
+    const allowed = oarc(['diff', `${GW}/rules.yaml`, empty, ...CAP, '--runs', '50', '--allow-empty', '--json']);
+    expect(allowed.status, allowed.stderr).toBe(1);
+    expect((JSON.parse(allowed.stdout) as import('../../diff/report.js').DiffReport).rules.removed).toHaveLength(9);
     const wrong = file('wrong-diff.json', '{"anchor": "tool.pre_invoke", "facts": {"acme.tenant_teir": "x"}}');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--occurrence', wrong]), 1, `${wrong}:1:1: oarc diff:`);
   });
+});
+
+describe('the README shows what oarc diff and oarc bench print', () => {
+  const readme = () => readFileSync(join(ROOT, 'README.md'), 'utf8');
+  /** The first ```sh block after `heading` (continuations joined) and the first plain ``` block. */
+  const section = (heading: string) => {
+    const text = readme();
+    const at = text.indexOf(heading);
+    expect(at, heading).toBeGreaterThan(-1);
+    const blocks: { info: string; body: string }[] = [];
+    let open: { info: string; lines: string[] } | undefined;
+    for (const line of text.slice(at).split('\n')) {
+      if (open === undefined && line.startsWith('```')) open = { info: line.slice(3), lines: [] };
+      else if (open !== undefined && line === '```') {
+        blocks.push({ info: open.info, body: `${open.lines.join('\n')}\n` });
+        open = undefined;
+      } else open?.lines.push(line);
+    }
+    const sh = blocks.find((b) => b.info === 'sh')?.body ?? '';
+    return { sh: sh.replace(/\\\n\s*/g, ''), out: blocks.find((b) => b.info === '')?.body ?? '' };
+  };
+
+  it('the diff example prints exactly the output shown', () => {
+    const { sh, out } = section('## What a pack change does: oarc diff');
+    const cmd = sh.split('\n').find((l) => l.startsWith('npx oarc diff '));
+    expect(cmd).toBeDefined();
+    const newRules = file('rules-new.yaml', readFileSync(join(ROOT, GW, 'rules.yaml'), 'utf8').replace('"rm -rf")', '"rm -rf /")'));
+    expect(sh).toContain(`sed 's/"rm -rf")/"rm -rf \\/")/' examples/gateway/rules.yaml > /tmp/rules-new.yaml`);
+    const args = (cmd as string).trim().split(/\s+/).slice(2).map((a) => (a === '/tmp/rules-new.yaml' ? newRules : a));
+    const r = oarc(args);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout.replaceAll(newRules, '/tmp/rules-new.yaml')).toBe(out);
+  });
+
+  it('the bench sample has the lines this build prints: the pack line exactly, the rest with its figures masked', () => {
+    const { out } = section('## Benchmarking your pack');
+    const shown = out.split('\n').slice(0, out.split('\n').indexOf('…'));
+    const r = oarc(['bench', ...PACK, ...SESSION, '--time', '300ms']);
+    expect(r.status, r.stderr).toBe(0);
+    const printed = r.stdout.split('\n');
+    expect(printed[0]).toBe(shown[0]); // pack and bundle size: no measurement in it
+    // A measured figure (and its unit, which follows its size) is the only thing that may differ.
+    const mask = (l: string) => l.replace(/\d+(\.\d+)?( ?(ns|µs|ms|s|k\/s|B))?/g, '#').replace(/\s+/g, ' ').trim();
+    expect(printed.slice(0, shown.length).map(mask)).toEqual(shown.map(mask));
+  }, 60_000);
 });

@@ -124,6 +124,21 @@ describe('help and version', () => {
     expect(h.stdout).toBe(r.stdout);
   });
 
+  it.each([
+    ['check', ['--max-warnings', 'no rules without\n      --allow-empty']],
+    ['portability', ['with --strict, a rule is not portable']],
+    ['corpus', ['check: a problem in a file', 'missing --labeled']],
+    ['adapter', ['70  internal error in oarc (a bug)']],
+  ])('oarc %s --help documents its own exit status, not the generic one', (command, own) => {
+    const text = oarc([command, '--help']).stdout;
+    const exit = text.slice(text.indexOf('Exit status:'));
+    for (const o of own) expect(exit).toContain(o);
+    // The boilerplate of other commands: occurrences and conformance runs.
+    expect(exit).not.toContain('an occurrence\n      that cannot be decided');
+    expect(exit).not.toContain('a failed conformance run');
+    expect(exit).toMatch(/^  70  internal error in oarc/m);
+  });
+
   it('documents --detectors and the example detectors module in eval --help', () => {
     const r = oarc(['eval', '--help']);
     expect(r.stdout).toContain('--detectors <module>');
@@ -135,11 +150,16 @@ describe('help and version', () => {
     expectFailure(oarc(['help', 'nope']), 2, 'unknown command nope');
   });
 
-  it('oarc conformance --help adds the runner usage', () => {
+  it('oarc conformance --help is the runner\'s own help (verdicts, summary lines, exit status) under the CLI\'s introduction', () => {
     const r = oarc(['conformance', '--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('oarc conformance');
-    expect(r.stdout).toContain('usage: oarc conformance');
+    const runner = spawnSync(process.execPath, [join(ROOT, 'dist', 'conformance', 'cli.js'), '--help'], { cwd: ROOT, encoding: 'utf8' });
+    expect(runner.status).toBe(0);
+    expect(runner.stdout).toContain('usage: oarc conformance');
+    expect(runner.stdout).toContain('Exit status:');
+    expect(r.stdout.endsWith(runner.stdout)).toBe(true);
+    expectFailure(oarc(['conformance', 'x', '--jsn']), 2, 'unknown option --jsn (did you mean `--json`?)');
   });
 
   it('uses no colour when stdout is not a terminal', () => {
@@ -487,12 +507,15 @@ describe('oarc portability', () => {
   it('--json gives the report; --strict fails on a non-portable rule', () => {
     const r = oarc(['portability', `${FX}/host-rules.yaml`, '--capability', HOST_CAP, '--json', '--strict']);
     expect(r.status).toBe(1);
-    const report = JSON.parse(r.stdout) as { ok: boolean; portable: boolean; rules: { rule: string; portable: boolean; reasons: string[] }[] };
-    expect(report.ok).toBe(true);
-    expect(report.portable).toBe(false);
+    const report = JSON.parse(r.stdout) as { ok: boolean; portable: boolean; strict: boolean; error: string; rules: { rule: string; portable: boolean; reasons: string[] }[] };
+    // Exit 1 says why: ok is false, and the JSON and stderr name the rules --strict failed on.
+    const why = '--strict: 2 of 4 rules are not portable: acme.e2e/HOST_ANCHOR, acme.e2e/HOST_FACT';
+    expect(report).toMatchObject({ ok: false, portable: false, strict: true, error: why });
+    expect(r.stderr).toBe(`oarc portability: ${why}\n`);
     expect(report.rules.find((e) => e.rule === 'acme.e2e/HOST_FACT')).toEqual({ rule: 'acme.e2e/HOST_FACT', portable: false, reasons: ['host-tier fact acme.tenant_tier'], notes: [] });
     // The example pack has one rule reading a host-tier fact; its other rules are portable.
-    expect(oarc(['portability', RULES, '--capability', CAP, '--strict']).status).toBe(1);
+    expectFailure(oarc(['portability', RULES, '--capability', CAP, '--strict']), 1, 'oarc portability: --strict: 1 of 9 rules is not portable: acme.injection/BLOCK_INJECTED_EXFIL');
+    expect(JSON.parse(oarc(['portability', RULES, '--capability', CAP, '--json']).stdout)).toMatchObject({ ok: true, portable: false });
     const portable = file('portable.yaml', 'oar: "1.0"\nid: NO_BASH\nkind: policy\nanchor: tool.pre_invoke\nrequires: { profiles: [ tool ] }\nwhen: \'tool == "bash"\'\neffect: block\n');
     expect(oarc(['portability', portable, '--capability', CAP, '--strict']).status).toBe(0);
   });
@@ -679,6 +702,37 @@ describe('oarc fmt', () => {
     // One path that is not there is that, not a usage error.
     expectFailure(oarc(['fmt', 'no-such-file.yaml']), 1, 'oarc fmt: cannot read no-such-file.yaml: no such file or directory');
   });
+
+  it('refuses a file that is not UTF-8 as oarc check does, and leaves it untouched (no U+FFFD written over it)', () => {
+    const bytes = Buffer.concat([Buffer.from(messy.replace('# the id', '# caf')), Buffer.from([0xe9, 0x0a])]);
+    const f = join(tmp, 'latin1.yaml');
+    writeFileSync(f, bytes);
+    const checked = oarc(['check', f, '--capability', CAP]);
+    expectFailure(checked, 1, `${f}:1:1: \`${f}\` is not valid UTF-8 [OAR-DOC-1]`);
+    for (const args of [['--write'], ['--check'], []]) {
+      const r = oarc(['fmt', ...args, f]);
+      expectFailure(r, 1, `${f}:1:1: \`${f}\` is not valid UTF-8 [OAR-DOC-1]`);
+      expect(r.stderr.split('\n')[0]).toBe(checked.stderr.split('\n')[0]);
+      expect(r.stdout).toBe('');
+      expect(readFileSync(f).equals(bytes)).toBe(true);
+    }
+  });
+
+  it('names a YAML syntax error as oarc check does, without the parser\'s dangling "at line …, column …:"', () => {
+    const f = file('bad-indent.yaml', 'a: [\n');
+    const r = oarc(['fmt', f]);
+    expectFailure(r, 1, `${f}:2:1: cannot format: YAML syntax error (BAD_INDENT): Flow sequence in block collection must be sufficiently indented and end with a ]\n`);
+    expect(r.stderr).not.toMatch(/column \d+:/);
+  });
+
+  it('a directory with no rule file is an error that says so (exit 1), as for oarc check', () => {
+    const empty = join(tmp, 'fmt-empty');
+    mkdirSync(empty, { recursive: true });
+    writeFileSync(join(empty, 'notes.txt'), 'not a rule file');
+    expectFailure(oarc(['fmt', '--check', empty]), 1, `oarc fmt: no rule files (*.json, *.yaml, *.yml) under ${empty}; nothing was checked`);
+    expectFailure(oarc(['fmt', '--write', empty]), 1, 'nothing was formatted');
+    expect(oarc(['check', empty, '--capability', CAP]).status).toBe(1);
+  });
 });
 
 describe('oarc eval --fail-on', () => {
@@ -722,6 +776,21 @@ describe('oarc corpus', () => {
     const j = oarc(['corpus', 'check', '--json', a, b]);
     expect(j.status).toBe(1);
     expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, records: 1, diagnostics: [{ file: a, line: 3, field: 'text' }, { field: 'signal' }, { file: b, line: 2, field: 'id' }, { line: 3 }] });
+  });
+
+  it('check: a line that is not UTF-8 is said so at its line; a file with no record is an error, not "ok: 0 records"', () => {
+    const latin = join(tmp, 'latin1.jsonl');
+    writeFileSync(latin, Buffer.concat([Buffer.from(`${rec('ok', 'fine', 'benign')}\n{"id":"x","text":"caf`), Buffer.from([0xe9]), Buffer.from('","signal":"benign"}\n')]));
+    const r = oarc(['corpus', 'check', latin]);
+    expectFailure(r, 1, `${latin}:2: not valid UTF-8: a corpus is UTF-8 JSON Lines`);
+    expect(r.stderr).not.toContain('not valid JSON');
+    const empty = file('empty.jsonl', '# nothing yet\n\n');
+    expectFailure(oarc(['corpus', 'check', empty]), 1, `${empty}: no records: the file holds only blank lines and comments; an empty corpus is almost certainly a mistake`);
+    expect(JSON.parse(oarc(['corpus', 'check', '--json', empty]).stdout)).toMatchObject({ ok: false, records: 0, diagnostics: [{ file: empty, line: 0 }] });
+  });
+
+  it('eval: a labeled set that cannot be read is named as the labeled set', () => {
+    expectFailure(oarc(['corpus', 'eval', '--labeled', join(tmp, 'nope-labeled.jsonl')]), 1, `${join(tmp, 'nope-labeled.jsonl')}: cannot read the labeled set: no such file or directory\noarc corpus eval: the labeled set did not load: 1 error\n`);
   });
 
   it('check and eval: usage errors exit 2', () => {

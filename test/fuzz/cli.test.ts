@@ -9,7 +9,7 @@
  *   with error lines.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,8 +26,8 @@ interface Run {
   stderr: string;
 }
 
-function oarc(args: readonly string[], input = ''): Run {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', OARC_DEBUG: '' }, timeout: 60_000 });
+function oarc(args: readonly string[], input = '', env: Record<string, string> = {}, timeout = 60_000): Run {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', OARC_DEBUG: '', ...env }, timeout });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -152,6 +152,35 @@ describe('oarc fuzz: errors', () => {
     expect(gone.stderr).toMatch(/exited \(status 3\) before answering/);
   });
 
+  /** Alive and not a zombie (an orphan's zombie may wait for a reaper that never comes). */
+  const alive = (pid: number): boolean => {
+    const stat = `/proc/${pid}/stat`;
+    if (existsSync('/proc/self/stat')) return existsSync(stat) && !/^\d+ \(.*\) Z/.test(readFileSync(stat, 'utf8'));
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  // Each engine is a shell that starts a `sleep` of its own, as a wrapper script would: the
+  // shell and the sleep write their pids, and neither may outlive oarc.
+  it.each([
+    ['never answers', (pids: string) => `echo $$ >> ${pids}; sleep 1234 & echo $! >> ${pids}; wait`, /did not answer within 0\.3 s/],
+    ['answers garbage and ignores the end of its input', (pids: string) => `echo $$ >> ${pids}; sleep 1234 & echo $! >> ${pids}; while :; do echo garbage; sleep 0.05; done`, /answered a line that is not valid JSON/],
+  ])('an engine that %s: oarc exits 1 within seconds and kills it and what it started', (_what, engine, message) => {
+    const pids = join(tmp, `pids-${Math.random().toString(36).slice(2)}`);
+    const started = Date.now();
+    const r = oarc(['fuzz', ...PACK, '--seed', '1', '--runs', '5', '--against', engine(pids)], '', { OARC_TEST_ENGINE_TIMEOUT_MS: '300' }, 20_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(message);
+    const started_ = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    expect(started_).toHaveLength(2);
+    expect(started_.filter(alive)).toEqual([]);
+  }, 30_000);
+
   it('--help documents the command and the adapter', () => {
     const r = oarc(['fuzz', '--help']);
     expect(r.status).toBe(0);
@@ -182,5 +211,19 @@ describe('oarc adapter', () => {
       'protocol', 'protocol', 'pack', 'ready', 'block', 'occurrence', 'occurrence', 'protocol',
     ]);
     expect((answers[5]?.error as { message: string }).message).toContain('did you mean `tool.pre_invoke`');
+  });
+
+  it('names the files of a pack it refuses by the names the request gives, not placeholders', () => {
+    const text = (f: string) => readFileSync(join(ROOT, f), 'utf8');
+    const lines = [
+      JSON.stringify({ type: 'pack', capability: { name: 'mycap.yaml', text: 'a: [\n' }, rules: [{ name: 'r.yaml', text: text('test/fuzz/fixtures/pack/rules.yaml') }] }),
+      JSON.stringify({ type: 'pack', capability: { name: 'cap.yaml', text: text('test/fuzz/fixtures/pack/capability.yaml') }, rules: [{ name: 'ok.yaml', text: 'oar: "1.0"\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n' }, { name: 'bad-rule.yaml', text: 'oar: "1.0"\nid: X\n' }] }),
+    ];
+    const r = oarc(['adapter'], `${lines.join('\n')}\n`);
+    const [cap, rule] = r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { error: { kind: string; message: string } }).error);
+    expect(cap?.kind).toBe('pack');
+    expect(cap?.message).toMatch(/^mycap\.yaml:2:1: /);
+    expect(cap?.message).not.toContain('<capability>');
+    expect(rule?.message).toMatch(/^bad-rule\.yaml:1:1: /);
   });
 });
