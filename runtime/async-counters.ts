@@ -165,4 +165,17 @@ export class SnapshotStore implements CounterStore {
       applyCounterOp(this.values, op);
     }
   }
+
+  /** A withdrawn rule's writes never reach the store: its ops leave the batch (one rule owns a key). */
+  restore(key: CounterKey, values: CounterValues): void {
+    const id = counterKeyString(key);
+    let n = 0;
+    for (const op of this.pending) if (counterKeyString(op.key) !== id) this.pending[n++] = op;
+    this.pending.length = n;
+    const v = this.values.get(id);
+    if (v !== undefined) {
+      v.fire_count = values.fire_count;
+      v.breaker_count = values.breaker_count;
+    }
+  }
 }

@@ -55,6 +55,14 @@ export interface CounterStore {
    */
   begin?(session: string, at: number): void;
   end?(): void;
+  /**
+   * Optional: put one counter back to `values`, what the occurrence read before writing it. The
+   * engine calls it to withdraw the writes of a rule whose later side-effect failed, which makes
+   * the rule one that cannot be evaluated and so applies no side-effect ([OAR-FIRE-9],
+   * [OAR-OPS-4]), and of rules a late failure left unreached ([OAR-EVAL-12]). A store without it
+   * keeps such writes, and the decision reports them as applied.
+   */
+  restore?(key: CounterKey, values: CounterValues): void;
 }
 
 /** `<qualified id>` or `<qualified id>#<scope value>` ([OAR-CONF-33]). */
@@ -124,6 +132,7 @@ export function checkedCounters(store: CounterStore): CounterStore {
     forgetSession: (session) => store.forgetSession?.(session),
     begin: (session, at) => store.begin?.(session, at),
     end: () => store.end?.(),
+    ...(typeof store.restore === 'function' ? { restore: (key: CounterKey, values: CounterValues) => (store.restore as NonNullable<CounterStore['restore']>).call(store, key, values) } : {}),
   };
 }
 
@@ -202,6 +211,13 @@ export class MemoryCounterStore implements CounterStore {
       }
       applyCounterOp(values, op);
     }
+  }
+
+  restore(key: CounterKey, values: CounterValues): void {
+    const v = this.values(key.session)?.get(counterKeyString(key));
+    if (v === undefined) return; // never written: it reads as the zero it was
+    v.fire_count = values.fire_count;
+    v.breaker_count = values.breaker_count;
   }
 
   /** Forget one session's counters. */

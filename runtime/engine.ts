@@ -764,6 +764,8 @@ class Occ {
    */
   private readonly lateFailures = new Map<number, Raise>();
   private readonly selectorErrors = new Map<Rule, Raise>();
+  /** By index, the counter cell a rule's side-effects wrote at this occurrence (`finish`), if any. */
+  private wrote: (CounterCell | undefined)[] = [];
   /** Index just past the last rule reached; rules at or after it were never evaluated. */
   private reached = 0;
   /** Index of the rule whose failure produced an `on_error` block, or -1. */
@@ -963,15 +965,24 @@ class Occ {
     const onFire: AppliedSideEffect[] = [];
     const events: EventRecord[] = [];
     // [OAR-EVAL-12], [OAR-FIRE-2], [OAR-FIRE-8]: enforced rules that fired, in evaluation order.
+    let withdrawn: Set<string> | undefined;
     for (let k = 0; k < this.reached; k++) {
+      this.wrote[k] = undefined;
       if (this.outcome[k] !== 'fired') continue;
       if (this.errorAt >= 0 && k > this.errorAt) break;
       const r = this.order[k] as Rule;
       if (r.b.onFire.length === 0) continue;
       const failure = this.applySideEffects(r, k, onFire, events);
-      if (failure !== undefined) {
-        this.failLate(k, failure);
-        this.resolve();
+      if (failure === undefined) continue;
+      this.failLate(k, failure);
+      this.resolve();
+      // [OAR-FIRE-9] rule k cannot be evaluated after all, so it applies no side-effect
+      // ([OAR-OPS-4], [OAR-FIRE-2]); and the decision resolved again may have made an earlier rule
+      // fail too (its copy, now presented, cannot be rendered) or end the occurrence before rules
+      // whose side-effects were applied ([OAR-EVAL-12]: an unreached rule applies none). Their
+      // counter writes are taken back; an event already published cannot be, and stays reported.
+      for (let j = 0; j <= k; j++) {
+        if (this.outcome[j] !== 'fired' || (this.errorAt >= 0 && j > this.errorAt)) withdrawn = this.withdraw(j, withdrawn);
       }
     }
     const decision: Decision = {
@@ -983,7 +994,7 @@ class Occ {
       transforms: [],
       skippedTransforms: [],
       applied: this.trace(),
-      onFire,
+      onFire: withdrawn === undefined ? onFire : onFire.filter((e) => e.action === 'publish_event' || !(withdrawn as Set<string>).has(e.rule)),
       events,
       counters: this.engine.counters.changed(),
     };
@@ -1022,6 +1033,7 @@ class Occ {
           continue;
         }
         const c = cell as CounterCell;
+        this.wrote[k] = c;
         this.engine.counters.apply(c, counterOps(c, step));
         for (const action of step) onFire.push({ rule: r.qid, action });
       }
@@ -1031,6 +1043,14 @@ class Occ {
       return new Raise('provider_failure', `side-effect of ${r.qid} could not be applied: ${describeThrown(e)}`);
     }
     return undefined;
+  }
+
+  /** Take back rule `j`'s counter writes at this occurrence, if any and if the store can; the rules whose writes were taken back. */
+  private withdraw(j: number, withdrawn: Set<string> | undefined): Set<string> | undefined {
+    const cell = this.wrote[j];
+    if (cell === undefined || !this.engine.counters.withdraw(cell)) return withdrawn;
+    this.wrote[j] = undefined;
+    return (withdrawn ?? new Set()).add((this.order[j] as Rule).qid);
   }
 
   /** The counters of rule `k` at this occurrence: its session and its scope value ([OAR-FIRE-5]). */

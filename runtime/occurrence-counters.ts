@@ -173,6 +173,22 @@ export class OccurrenceCounters implements CounterContext {
   }
 
   /**
+   * Take back what this occurrence wrote to `cell` (a rule that then failed, [OAR-OPS-4]): the
+   * store puts the counter back to the value read before, and the change is no longer reported.
+   * False when the store cannot (a host store without `restore`): the writes stand, and are reported.
+   */
+  withdraw(cell: CounterCell): boolean {
+    const i = this.written.indexOf(cell);
+    const restore = this.store.restore;
+    if (i < 0 || i >= this.writes || !this.applied[i] || restore === undefined) return false;
+    const before = this.before[i] as CounterValues;
+    restore.call(this.store, cell.key, before);
+    this.applied[i] = false;
+    keep(this.after[i], before);
+    return true;
+  }
+
+  /**
    * [OAR-EVAL-12] every counter this occurrence changed, by name, with its value now: the value
    * read before the first write, stepped by every op applied ([OAR-FIRE-4]) — not read back from
    * the store, so a host store that answers a write with a bad read cannot make `decide()` throw

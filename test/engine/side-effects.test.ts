@@ -507,22 +507,100 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
     expect(trace(d)).toEqual(['c/A_EVENT:errored']);
   });
 
-  it('[OAR-FIRE-8] [OAR-FIRE-9] actions applied before the refused one stay applied and are reported', () => {
-    // Reading chosen: actions apply in listed order; one already applied cannot be taken back, so
-    // the decision reports it truthfully while the rule itself is errored and contributes nothing else.
+  it('[OAR-FIRE-9] [OAR-OPS-4] a rule whose event is refused after its increment applies no side-effect: the increment is taken back', () => {
     const records: EventRecord[] = [];
     const h = harness({
       capability: CAP,
-      rules: [r('R', 'warn', { on_fire: ['increment_counter', 'publish_event', 'increment_breaker'], on_error: 'fail_open' })],
+      rules: [
+        r('R', 'warn', { on_fire: ['increment_counter', 'publish_event', 'increment_breaker'], on_error: 'fail_open' }),
+        r('S_READ', 'nudge', { when: 'fire_count_of("R") > 0' }),
+      ],
       options: (b) => ({ events: sink([], b === 'compiled' ? records : [], ['c/R']) }),
+    });
+    for (const d of h.run([{ anchor: PRE }, { anchor: PRE }])) {
+      expect(trace(d)).toEqual(['c/R:errored', 'c/S_READ:passed']);
+      expect(head(d)).toEqual({ decision: 'none', code: null, rule: null });
+      expect(d.onFire).toEqual([]);
+      expect(d.events).toEqual([]);
+      expect(d.counters).toEqual({});
+    }
+    expect(records).toEqual([]);
+  });
+
+  it('[OAR-FIRE-9] [OAR-OPS-3] fail_closed: the block carries the rule, and what it wrote before the refusal is taken back', () => {
+    const h = harness({
+      capability: CAP,
+      rules: [r('B', 'warn', { on_fire: ['increment_counter', 'publish_event'] }), r('READ', 'warn', { when: 'fire_count_of("B") > 0' })],
+      options: () => ({ events: sink([], [], ['c/B']) }),
+    });
+    for (const d of h.run([{ anchor: PRE }, { anchor: PRE }])) {
+      expect(head(d)).toEqual({ decision: 'block', code: 'B', rule: 'c/B' });
+      expect(trace(d)).toEqual(['c/B:errored']);
+      expect(d.counters).toEqual({});
+      expect(d.onFire).toEqual([]);
+    }
+  });
+
+  it('[OAR-EVAL-12] [OAR-OPS-10] a late failure that ends the occurrence at an earlier rule takes back the counter writes of the rules after it', () => {
+    // A_W would be presented only once C_N's event is refused, and its copy then fails
+    // (a wrong-typed fact, fail_closed): the occurrence ends at A_W, and B_X, after it, was never
+    // reached. B_X's increment is taken back; its event, already published, cannot be, and stays
+    // reported as what happened.
+    const h = harness({
+      capability: CAP,
+      rules: [
+        r('A_W', 'warn', { requires: { facts: ['acme.gw.key'] }, copy: { what: 'got {{ acme.gw.key }}' } }),
+        r('B_X', 'allow', { on_fire: ['publish_event', 'increment_counter'] }),
+        r('C_N', 'nudge', { on_fire: ['publish_event'], on_error: 'fail_open' }),
+      ],
+      options: () => ({ events: sink([], [], ['c/C_N']) }),
+    });
+    const d = h.decide({ anchor: PRE, facts: { 'acme.gw.key': 5 } });
+    expect(head(d)).toEqual({ decision: 'block', code: 'A_W', rule: 'c/A_W' });
+    expect(trace(d)).toEqual(['c/A_W:errored']);
+    expect(d.counters).toEqual({});
+    expect(d.onFire).toEqual([{ rule: 'c/B_X', action: 'publish_event' }]);
+    expect(d.events.map((e) => e.rule)).toEqual(['c/B_X']);
+  });
+
+  it('[OAR-FIRE-9] [OAR-OPS-4] decideAsync: the refused rule\'s increment never reaches the store', async () => {
+    for (const b of BACKENDS) {
+      const mem = new MemoryCounterStore();
+      const written: string[] = [];
+      const h = harness({
+        capability: CAP,
+        rules: [r('R', 'warn', { on_fire: ['increment_counter', 'publish_event'], on_error: 'fail_open' }), r('OK', 'nudge', { on_fire: ['increment_counter'] })],
+        options: () => ({
+          events: sink([], [], ['c/R']),
+          asyncCounters: {
+            readMany: async (keys: readonly CounterKey[]) => keys.map((k) => mem.read(k)),
+            applyMany: async (ops: readonly CounterOp[]) => {
+              for (const op of ops) written.push(`${op.key.rule}:${op.action}`);
+              mem.apply(ops);
+            },
+          },
+        }),
+      });
+      const d = await h.engines[b].decideAsync({ anchor: PRE });
+      expect(trace(d)).toEqual(['c/OK:fired', 'c/R:errored']);
+      expect(d.counters).toEqual({ 'c/OK': { fire_count: 1, breaker_count: 0 } });
+      expect(written).toEqual(['c/OK:increment_counter']);
+    }
+  });
+
+  it('[OAR-FIRE-9] a host store without restore keeps what it applied before the refusal, and the decision says so', () => {
+    const h = harness({
+      capability: CAP,
+      rules: [r('R', 'warn', { on_fire: ['increment_counter', 'publish_event'], on_error: 'fail_open' })],
+      options: () => {
+        const inner = new MemoryCounterStore();
+        return { counters: { read: (k) => inner.read(k), apply: (ops) => inner.apply(ops) }, events: sink([], [], ['c/R']) };
+      },
     });
     const d = h.decide({ anchor: PRE });
     expect(trace(d)).toEqual(['c/R:errored']);
-    expect(head(d)).toEqual({ decision: 'none', code: null, rule: null });
     expect(fired(d)).toEqual(['c/R:increment_counter']);
-    expect(d.events).toEqual([]);
     expect(d.counters).toEqual({ 'c/R': { fire_count: 1, breaker_count: 0 } });
-    expect(records).toEqual([]);
   });
 
   it('[OAR-FIRE-9] [OAR-OPS-4] fail_open on the block that stopped the occurrence: evaluation continues after it', () => {

@@ -23,12 +23,13 @@
  *   observations included).
  * - Copy is rendered when the decision is resolved, before any side-effect is applied
  *   ([OAR-COPY-1]); side-effects are applied in evaluation order ([OAR-FIRE-8]).
- * - What was written stays written: when an action cannot be applied ([OAR-FIRE-9]), the actions
- *   listed before it have been, and are reported; so are those of a rule that fired, had its
+ * - An event sent stays sent: when an action cannot be applied ([OAR-FIRE-9]), the events listed
+ *   before it have been published, and are reported; so are those of a rule that fired, had its
  *   side-effects applied, and only then — in the decision resolved again after a later rule's
- *   side-effect failed — turned out to have a copy that cannot be rendered. The spec does not say
- *   what that rule's side-effects should be ([OAR-OPS-4] says a failed rule contributes none, but
- *   they were applied before its failure could be known); this follows the engine.
+ *   side-effect failed — turned out to have a copy that cannot be rendered, or to stand after the
+ *   rule that now ends the occurrence. Such a rule's counter writes are taken back ([OAR-OPS-4]: a
+ *   rule that cannot be evaluated contributes no side-effect; [OAR-EVAL-12]: nor does one never
+ *   reached); an event cannot be.
  *
  * Where the spec does decide, it is followed even where the engine once did otherwise (see
  * regressions.test.ts): a failure found after a rule fired — its transform target, a side-effect
@@ -675,9 +676,14 @@ export class ReferenceEngine {
     const before = new Map<string, string>();
     const outcome = new Map(run.trace.map((e) => [e.rule.qid, e.outcome]));
     for (const r of order) {
-      const ops = written.get(r.qid) ?? (outcome.get(r.qid) === 'fired' ? run.pending.get(r.qid)?.ops : undefined);
+      let ops = written.get(r.qid) ?? (outcome.get(r.qid) === 'fired' ? run.pending.get(r.qid)?.ops : undefined);
       if (ops === undefined) continue;
-      if (outcome.get(r.qid) !== 'fired') env.note('partial-side-effects');
+      if (outcome.get(r.qid) !== 'fired') {
+        // A rule that did not fire after all applies no side-effect ([OAR-OPS-3], [OAR-OPS-4],
+        // [OAR-EVAL-12]): its counter writes are taken back; an event already sent cannot be.
+        env.note('partial-side-effects');
+        ops = ops.filter((op) => op.action === 'publish_event');
+      }
       for (const op of ops) {
         onFire.push({ rule: r.qid, action: op.action });
         if (op.action === 'publish_event') {

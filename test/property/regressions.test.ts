@@ -151,19 +151,20 @@ describe('regressions found by the whole-pack cross-checks', () => {
   });
 
   // [OAR-FIRE-8] actions apply in the order listed; [OAR-FIRE-9] an engine must not report a
-  // side-effect as applied when it was not. The engine listed `increment_counter` in `onFire` but
-  // never wrote it when the event after it was refused; the next occurrence read 0.
-  it('a counter action reported applied before a refused event was applied [OAR-FIRE-8] [OAR-FIRE-9]', () => {
+  // side-effect as applied when it was not. The engine once listed `increment_counter` in `onFire`
+  // but never wrote it when the event after it was refused. Now a rule whose side-effect cannot be
+  // applied applies none ([OAR-OPS-4]): the increment is taken back, and neither reported nor read.
+  it('a counter action before a refused event is taken back, and reported as neither written nor applied [OAR-FIRE-9] [OAR-OPS-4]', () => {
     const es = engines(
       ['id: C\neffect: allow\non_error: fail_open\non_fire: [increment_counter, publish_event]\n', 'id: R\nkind: invariant\nwhen: fire_count_of("C") == 1\neffect: warn\n'],
       ['C'],
     );
     const [d1, d2] = run(es, [at(), at()]);
-    expect(d1?.onFire).toEqual([{ rule: 'C', action: 'increment_counter' }]);
-    expect(d1?.counters).toEqual({ C: { fire_count: 1, breaker_count: 0 } });
+    expect(d1?.onFire).toEqual([]);
+    expect(d1?.counters).toEqual({});
     expect(d1?.events).toEqual([]);
     expect(trace(d1 as Decision)).toEqual(['C:errored', 'R:passed']);
-    expect(d2?.decision).toBe('warn');
+    expect(d2?.decision).toBe('none');
   });
 
   // 5.3: `fire_count` is the count "before the current occurrence"; [OAR-FIRE-6]. When a later
