@@ -150,6 +150,11 @@ export class SnapshotStore implements CounterStore {
     keys.forEach((k, i) => this.values.set(counterKeyString(k), { ...(initial[i] ?? ZERO_COUNTERS) }));
   }
 
+  /** Why every write will be refused, when that is known before any is tried. */
+  refusal(): string | undefined {
+    return this.writeFailure ?? this.readFailure;
+  }
+
   read(key: CounterKey): CounterValues {
     if (this.readFailure !== undefined) throw new Error(this.readFailure);
     const v = this.values.get(counterKeyString(key));

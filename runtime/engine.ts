@@ -37,7 +37,7 @@ import type { Advisory, AppliedSideEffect, Decision, DecisionEffect, EventRecord
 import { OccurrenceFacts, type Occurrence, type ProviderMemo } from './occurrence.js';
 import { OccurrenceCounters, counterOps, type CounterCell } from './occurrence-counters.js';
 import { Raise, isRaise } from './raise.js';
-import { describeThrown } from './thrown.js';
+import { describeThrown, markHandled } from './thrown.js';
 import { applyTransformsInto, readSpans, type AccumulatedTransform, type Span } from './transform.js';
 import { AmendedOrder, indexSlot, type OrderNode } from './order.js';
 import { Detections, ProcedureRun, type Procedure } from './procedure.js';
@@ -126,6 +126,18 @@ function detectorProduces(symbols: readonly BundleSymbol[], detector: Detector |
     if (s.kind === 'fact' && (DETECTOR_BACKED_PROFILES.includes(s.tier) || listed.has(s.name))) slots[i] = 1;
   });
   return slots;
+}
+
+/**
+ * What an event sink's `publish` returned. A Promise (an `async publish`, which TypeScript lets a
+ * host pass for a `void` method) is a write whose outcome the engine never learns: reported as
+ * published it could be a refused one, and a rejection nobody handles ends a Node process. It is
+ * the stream failing to take the event ([OAR-FIRE-9]), as a counter store's Promise is.
+ */
+function published(result: unknown): void {
+  if (typeof result !== 'object' || result === null || typeof (result as { then?: unknown }).then !== 'function') return;
+  markHandled(result);
+  throw new Error('the event sink\'s publish returned a Promise: publish is synchronous — a sink that writes asynchronously must queue the event and return, and take care of its own delivery');
 }
 
 /** Split `on_fire` into events and runs of consecutive counter actions. */
@@ -474,8 +486,9 @@ class RuleEngine implements Engine {
       const before = new Set(published);
       return {
         publish: (event) => {
-          if (!before.has(event.rule)) sink.publish(event);
+          const r = before.has(event.rule) ? undefined : sink.publish(event);
           published.add(event.rule);
+          return r;
         },
       };
     };
@@ -1022,12 +1035,16 @@ class Occ {
       for (const step of r.fireSteps) {
         if (step === 'publish_event') continue;
         cell = this.counterCell(r, k);
+        // Likewise a store known to refuse every write (decideAsync's, after its read or its batch
+        // write failed): the rule fails before it publishes anything.
+        const refused = this.engine.counters.writeRefusal();
+        if (refused !== undefined) throw new Error(refused);
         break;
       }
       for (const step of r.fireSteps) {
         if (step === 'publish_event') {
           const event: EventRecord = { rule: r.qid, anchor: this.anchorValue, effect: r.b.effect };
-          this.sink?.publish(event);
+          if (this.sink !== undefined) published(this.sink.publish(event));
           events.push(event);
           onFire.push({ rule: r.qid, action: step });
           continue;

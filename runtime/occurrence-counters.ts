@@ -173,6 +173,14 @@ export class OccurrenceCounters implements CounterContext {
   }
 
   /**
+   * Why the store will refuse every write at this occurrence, when it knows before one is tried
+   * (`decideAsync`'s snapshot after a failed read or a refused batch write); else undefined.
+   */
+  writeRefusal(): string | undefined {
+    return (this.store as { refusal?: () => string | undefined }).refusal?.();
+  }
+
+  /**
    * Take back what this occurrence wrote to `cell` (a rule that then failed, [OAR-OPS-4]): the
    * store puts the counter back to the value read before, and the change is no longer reported.
    * False when the store cannot (a host store without `restore`): the writes stand, and are reported.

@@ -588,6 +588,55 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
     }
   });
 
+  it('[OAR-FIRE-9] an event sink whose publish returns a Promise (an async sink) refuses the event: on_error, never reported published, no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (const publish of [async () => { throw new Error('kafka down'); }, async () => undefined]) {
+        const h = harness({
+          capability: CAP,
+          rules: [r('SCAN', 'warn', { on_fire: ['publish_event'] }), r('LATER', 'nudge')],
+          options: () => ({ events: { publish } as unknown as EventSink }),
+        });
+        const d = h.decide({ anchor: PRE });
+        expect(head(d)).toEqual({ decision: 'block', code: 'SCAN', rule: 'c/SCAN' });
+        expect(trace(d)).toEqual(['c/LATER:fired', 'c/SCAN:errored']);
+        expect(d.applied.find((t) => t.rule === 'c/SCAN')?.error?.message).toMatch(/publish returned a Promise/);
+        expect(d.events).toEqual([]);
+        expect(d.onFire).toEqual([]);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('[OAR-FIRE-9] [OAR-OPS-4] decideAsync against a store whose read failed: a rule listing an event before its increment publishes nothing', async () => {
+    for (const b of BACKENDS) {
+      const records: EventRecord[] = [];
+      const h = harness({
+        capability: CAP,
+        rules: [r('SCAN_OPEN', 'warn', { on_fire: ['publish_event', 'increment_counter'], on_error: 'fail_open' })],
+        options: () => ({
+          events: sink([], records),
+          asyncCounters: {
+            readMany: async () => {
+              throw new Error('store closed');
+            },
+            applyMany: async () => undefined,
+          },
+        }),
+      });
+      const d = await h.engines[b].decideAsync({ anchor: PRE });
+      expect(trace(d)).toEqual(['c/SCAN_OPEN:errored']);
+      expect(d.events).toEqual([]);
+      expect(d.onFire).toEqual([]);
+      expect(records).toEqual([]);
+    }
+  });
+
   it('[OAR-FIRE-9] a host store without restore keeps what it applied before the refusal, and the decision says so', () => {
     const h = harness({
       capability: CAP,
