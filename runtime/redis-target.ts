@@ -34,7 +34,28 @@ export class RedisTargetError extends Error {
 }
 
 function fail(text: string, why: string): never {
-  throw new RedisTargetError(`Redis target ${JSON.stringify(text)}: ${why} (expected ${FORMS})`);
+  throw new RedisTargetError(`Redis target ${JSON.stringify(redacted(text))}: ${why} (expected ${FORMS})`);
+}
+
+/**
+ * A target's text fit for a message or a log: its password (after the user, before the last `@`
+ * of the authority) and a `sentinel_password` parameter replaced by `***`. A userinfo without a
+ * colon is replaced whole: `redis://secret@host` may be a password written where the user goes.
+ */
+export function redacted(text: string): string {
+  const start = text.indexOf('://');
+  if (start < 0) return text;
+  const q = text.indexOf('?', start + 3);
+  const authority = text.slice(start + 3, q < 0 ? text.length : q);
+  const at = authority.lastIndexOf('@');
+  let out = text.slice(0, start + 3);
+  if (at >= 0) {
+    const userinfo = authority.slice(0, at);
+    const colon = userinfo.indexOf(':');
+    out += `${colon < 0 ? '***' : `${userinfo.slice(0, colon)}:***`}${authority.slice(at)}`;
+  } else out += authority;
+  if (q >= 0) out += text.slice(q).replace(/([?&]sentinel_password=)[^&#]*/gi, '$1***');
+  return out;
 }
 
 function hostPort(text: string, part: string, defaultPort: number): HostPort {
@@ -68,10 +89,18 @@ function parseOne(text: string): RedisTarget {
   const rest = m[2] as string;
   if (scheme === 'redis' || scheme === 'rediss') {
     if (rest.includes(',')) fail(text, `several hosts need redis+cluster:// or redis+sentinel://`);
+    let url: URL | undefined;
     try {
-      new URL(text.trim());
+      url = new URL(text.trim());
     } catch {
       fail(text, 'not a URL');
+    }
+    try {
+      // The client decodes them when it connects, where a bad escape is an error naming nothing.
+      decodeURIComponent(url.username);
+      decodeURIComponent(url.password);
+    } catch {
+      fail(text, 'the user or password is not valid percent-encoding');
     }
     return { kind: 'server', url: text.trim() };
   }
@@ -121,7 +150,13 @@ function parseOne(text: string): RedisTarget {
   const db = params.get('db');
   if (db !== null && !/^[0-9]+$/.test(db)) fail(text, `db ${JSON.stringify(db)} is not a number`);
   const sp = params.get('sentinel_password');
-  return { kind, sentinels: list, name: decodeURIComponent(path), ...auth, ...(sp === null ? {} : { sentinelPassword: sp }), ...(db === null ? {} : { db: Number(db) }), tls };
+  let name: string;
+  try {
+    name = decodeURIComponent(path);
+  } catch {
+    return fail(text, 'the master name is not valid percent-encoding');
+  }
+  return { kind, sentinels: list, name, ...auth, ...(sp === null ? {} : { sentinelPassword: sp }), ...(db === null ? {} : { db: Number(db) }), tls };
 }
 
 /** Turn one `--redis` text, or several (a repeated option), into a target; throws RedisTargetError. */
@@ -132,13 +167,13 @@ export function parseRedisTarget(texts: string | readonly string[]): RedisTarget
   if (parsed.length === 1) return parsed[0] as RedisTarget;
   const first = parsed[0] as RedisTarget;
   if (first.kind === 'server' || parsed.some((p) => p.kind === 'server')) {
-    throw new RedisTargetError(`several Redis targets (${all.map((t) => JSON.stringify(t)).join(', ')}) are seed nodes of one cluster or sentinels of one primary: write them redis+cluster://… or redis+sentinel://…/mastername`);
+    throw new RedisTargetError(`several Redis targets (${all.map((t) => JSON.stringify(redacted(t))).join(', ')}) are seed nodes of one cluster or sentinels of one primary: write them redis+cluster://… or redis+sentinel://…/mastername`);
   }
   const hostsOf = (p: Multi) => (p.kind === 'cluster' ? p.nodes : p.sentinels);
   const rest = (p: Multi) => JSON.stringify({ ...p, nodes: undefined, sentinels: undefined });
   for (const [i, p] of parsed.entries()) {
     if (p.kind !== first.kind || rest(p as Multi) !== rest(first)) {
-      throw new RedisTargetError(`Redis targets ${JSON.stringify(all[0])} and ${JSON.stringify(all[i])} disagree (kind, credentials, TLS or master name): repeated targets name more hosts of one cluster or one Sentinel set`);
+      throw new RedisTargetError(`Redis targets ${JSON.stringify(redacted(all[0] as string))} and ${JSON.stringify(redacted(all[i] as string))} disagree (kind, credentials, TLS or master name): repeated targets name more hosts of one cluster or one Sentinel set`);
     }
   }
   const hosts = parsed.flatMap((p) => hostsOf(p as Multi));

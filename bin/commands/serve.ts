@@ -157,7 +157,11 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
   const signal = await stopped;
   say(`${signal}: draining`);
   stopWatch();
+  // A SIGHUP while draining is ignored, not left to its default action (ending the process, the
+  // requests in flight reset): a handler stays installed until the process exits.
   process.off('SIGHUP', onHup);
+  const draining = () => say('SIGHUP while draining: ignored');
+  process.on('SIGHUP', draining);
   await service.drain();
   say('stopped');
   return EXIT_OK;

@@ -582,7 +582,7 @@ describe('bearer auth', () => {
 });
 
 describe('shutting down', () => {
-  it('SIGTERM: stops accepting, finishes the request in flight, flushes the log, exits 0', async () => {
+  it('SIGTERM: stops accepting, finishes the request in flight (a SIGHUP meanwhile ignored), flushes the log, exits 0', async () => {
     const file = join(tmp, 'drain.jsonl');
     const s = await serve([...PACK_ARGS, '--decision-log', file]);
     const body = JSON.stringify({ ...RM_RF, session_id: 'drain' });
@@ -603,6 +603,9 @@ describe('shutting down', () => {
     await new Promise((r) => setTimeout(r, 100));
     s.proc.kill('SIGTERM');
     await s.waitForLog(/SIGTERM: draining/);
+    // A reload asked for while draining: its default action would end the process mid-request.
+    s.proc.kill('SIGHUP');
+    await s.waitForLog(/SIGHUP while draining: ignored/);
     // No longer accepting: a new connection is refused while the request in flight is still open.
     await new Promise((r) => setTimeout(r, 50));
     await expect(call(s.url, '/v1/health')).rejects.toThrow();

@@ -58,6 +58,23 @@ describe('parseRedisTarget', () => {
     }
   });
 
+  it.each([
+    ['a port out of range', 'redis://:s3cretPW@127.0.0.1:70000', 'redis://:***@127.0.0.1:70000'],
+    ['a bad escape in the password', 'redis://u:s3cret%zzPW@h:1', 'redis://u:***@h:1'],
+    ['a password where the user goes', 'redis+cluster://s3cretPW@h:99999', 'redis+cluster://***@h:99999'],
+    ['a sentinel password in the query', 'redis+sentinel://h:1/m?sentinel_password=s3cretPW&db=x', 'redis+sentinel://h:1/m?sentinel_password=***&db=x'],
+    ['no master name', 'redis+sentinel://:s3cretPW@h:1', 'redis+sentinel://:***@h:1'],
+  ])('names the target without its password when it is wrong: %s', (_, text, shown) => {
+    let message = '';
+    try {
+      parseRedisTarget(text);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain(`Redis target ${JSON.stringify(shown)}`);
+    expect(message).not.toContain('s3cret');
+  });
+
   it('describes a target without its password', () => {
     expect(describeRedisTarget(parseRedisTarget('redis://:secret@h:1'))).toBe('redis://:***@h:1');
     expect(describeRedisTarget(parseRedisTarget('redis+sentinel://:secret@a,b:2/m'))).toBe('redis+sentinel://a:26379,b:2/m');
