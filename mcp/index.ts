@@ -12,7 +12,7 @@ import { DecisionLog, type MaskPath } from '../serve/decision-log.js';
 import { DEFAULT_BUCKETS, Metrics } from '../serve/metrics.js';
 import type { PackSource } from '../serve/pack.js';
 import { Service } from '../serve/service.js';
-import { connectRedis, type RedisConnect, type SharedStore } from '../serve/store.js';
+import { connectRedis, unresolvedWrites, type RedisConnect, type SharedStore } from '../serve/store.js';
 import { listServerTools, type ServerCommand } from './probe.js';
 import { McpProxy, type Anchors } from './proxy.js';
 import { checkSchemas, usesOfBundle, usesOfPack, type SchemaProblem } from './schemas.js';
@@ -91,7 +91,8 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
   let log: DecisionLog | undefined;
   const cleanup = async () => {
     await log?.close();
-    await shared?.close();
+    const left = (await shared?.close()) ?? 0;
+    if (left > 0) o.say(unresolvedWrites(left));
   };
   try {
     if (o.redis) shared = await connectRedis(o.redis, undefined, () => metrics.storeError());

@@ -10,7 +10,7 @@ import { serveOn } from './http.js';
 import { DEFAULT_BUCKETS, Metrics } from './metrics.js';
 import type { PackSource } from './pack.js';
 import { Service, type ReloadReport } from './service.js';
-import { connectRedis, type RedisConnect, type SharedStore } from './store.js';
+import { connectRedis, unresolvedWrites, type RedisConnect, type SharedStore } from './store.js';
 
 export { packInputs, type PackSource } from './pack.js';
 
@@ -107,7 +107,8 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
       server.closeAllConnections();
       await stopped;
       await log?.close();
-      await shared?.close();
+      const left = (await shared?.close()) ?? 0;
+      if (left > 0) o.say(`drain: ${unresolvedWrites(left)}`);
     },
   };
 }

@@ -8,7 +8,17 @@ import type { RedisTarget } from '../runtime/redis-target.js';
 
 export interface SharedStore {
   store: AsyncCounterStore;
-  close(): Promise<void>;
+  /**
+   * Resolve the doubtful writes (up to 5 s), then close. Resolves with how many stayed doubtful:
+   * writes Redis never confirmed, which the decisions that made them reported as not applied, and
+   * which may yet land (a stalled server resuming) — the caller says so.
+   */
+  close(): Promise<number>;
+}
+
+/** The line a caller says when `close()` left doubtful writes unresolved. */
+export function unresolvedWrites(n: number): string {
+  return `${n} counter write${n === 1 ? '' : 's'} Redis never confirmed ${n === 1 ? 'is' : 'are'} left unresolved: the decisions that made ${n === 1 ? 'it' : 'them'} reported ${n === 1 ? 'it' : 'them'} not applied, and ${n === 1 ? 'it' : 'they'} may still be applied if the server resumes (the counters would then hold more than was reported)`;
 }
 
 /** Every method of `store` that returns a promise, with its rejections counted by `onError`. */
@@ -65,7 +75,9 @@ export async function connectRedis(where: string | RedisConnect, prefix: string 
     async close() {
       // Doubtful writes are resolved before the connection goes, so the counts stay exact.
       await store.settled(5000);
+      const left = store.pending;
       await store.close();
+      return left;
     },
   };
 }
