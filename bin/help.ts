@@ -474,8 +474,9 @@ ${REDIS_HELP}
   -h, --help                show this help
 
 Signals: SIGHUP reloads the pack (a pack that fails to load leaves the previous one serving);
-SIGTERM or SIGINT stops accepting, finishes the requests in flight, flushes the decision log,
-closes the store, and exits 0.
+SIGUSR2 acknowledges a data loss of the --redis store (GET /v1/health shows it as degraded;
+until then every counting rule fails closed); SIGTERM or SIGINT stops accepting, finishes the
+requests in flight, flushes the decision log, closes the store, and exits 0.
 
 Example:
   oarc serve examples/gateway/rules.yaml --capability examples/gateway/capability.yaml \\

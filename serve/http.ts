@@ -16,6 +16,7 @@ import { HostInputError, decisionJsonText, occurrencePathToJson, type Decision, 
 import { BodyJsonError, readJsonBody } from './json-body.js';
 import type { Metrics } from './metrics.js';
 import { Service } from './service.js';
+import type { DataLoss } from '../runtime/redis.js';
 
 export interface RouteOptions {
   service: Service;
@@ -23,6 +24,8 @@ export interface RouteOptions {
   maxBodyBytes: number;
   /** The bearer token every route but health requires (`--token-file`). */
   token?: string;
+  /** With `--redis`: the data loss the store detected, shown by health until acknowledged. */
+  dataLoss?: () => DataLoss | undefined;
   say: (line: string) => void;
 }
 
@@ -471,10 +474,14 @@ async function batch(req: IncomingMessage, res: ServerResponse, o: RouteOptions,
 function health(_req: IncomingMessage, res: ServerResponse, o: RouteOptions): void {
   const info = o.service.bundleInfo;
   const last = o.service.lastLoad;
+  const loss = o.dataLoss?.();
+  // A data loss leaves the service up and deciding — every counting rule fails closed — so it is
+  // `degraded` with 200: a load balancer taking every replica out would turn blocks into outages.
   sendJson(res, info ? 200 : 503, {
-    status: info ? 'ok' : 'not_ready',
+    status: info ? (loss ? 'degraded' : 'ok') : 'not_ready',
     ...(info ? { revision: info.revision } : {}),
     ...(last ? { last_load: last } : {}),
+    ...(loss ? { store: { data_loss: { at: loss.at.toISOString(), expected: loss.expected, found: loss.found, ...(loss.slot === undefined ? {} : { slot: loss.slot }) } } } : {}),
   });
 }
 

@@ -10,7 +10,7 @@ import { serveOn } from './http.js';
 import { DEFAULT_BUCKETS, Metrics } from './metrics.js';
 import type { PackSource } from './pack.js';
 import { Service, type ReloadReport } from './service.js';
-import { connectRedis, unresolvedWrites, type RedisConnect, type SharedStore } from './store.js';
+import { connectRedis, dataLossLine, unresolvedWrites, type RedisConnect, type SharedStore } from './store.js';
 
 export { packInputs, type PackSource } from './pack.js';
 
@@ -35,6 +35,11 @@ export interface RunningService {
   /** The first load's report: a service whose first load failed is running, and not ready. */
   readonly firstLoad: ReloadReport;
   reload(): Promise<ReloadReport>;
+  /**
+   * An operator has seen the data loss the Redis store detected (`GET /v1/health` shows it):
+   * counting resumes from what Redis holds. False when there is no store, or no loss.
+   */
+  acknowledgeDataLoss(): Promise<boolean>;
   /** Stop accepting, finish the requests in flight, flush the decision log, close the store. */
   drain(timeoutMs?: number): Promise<void>;
 }
@@ -44,7 +49,16 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
   let shared: SharedStore | undefined;
   // A session idle for --session-idle is forgotten in memory and in Redis alike.
   const ttl = o.sessions?.idleMs === undefined ? {} : { ttlSeconds: Math.ceil(o.sessions.idleMs / 1000) };
-  if (o.redis) shared = await connectRedis({ ...o.redis, ...ttl }, undefined, () => metrics.storeError());
+  // A failed store call is counted; the first one that shows a data loss is said, once per loss.
+  let lossSaid = false;
+  const storeFailed = () => {
+    metrics.storeError();
+    const loss = shared?.dataLoss();
+    if (loss === undefined || lossSaid) return;
+    lossSaid = true;
+    o.say(dataLossLine(loss, 'SIGUSR2, or RunningService.acknowledgeDataLoss()'));
+  };
+  if (o.redis) shared = await connectRedis({ ...o.redis, ...ttl }, undefined, storeFailed);
   let log: DecisionLog | undefined;
   // A log that cannot be opened, a port in use: what was opened for the service is closed, so the
   // process can exit with the message.
@@ -70,7 +84,14 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
-  const routes = { service, metrics, maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024, say: o.say, ...(o.token !== undefined ? { token: o.token } : {}) };
+  const routes = {
+    service,
+    metrics,
+    maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
+    say: o.say,
+    ...(o.token !== undefined ? { token: o.token } : {}),
+    ...(shared !== undefined ? { dataLoss: (shared as SharedStore).dataLoss } : {}),
+  };
   // One listener for every response ('close' comes once per response), not a closure per request.
   const closed = () => {
     if (--inFlight === 0) idle?.();
@@ -94,6 +115,12 @@ export async function startService(o: ServeOptions): Promise<RunningService> {
     port,
     firstLoad,
     reload: () => service.load(),
+    async acknowledgeDataLoss() {
+      if (shared === undefined || !(await shared.acknowledgeDataLoss())) return false;
+      lossSaid = false;
+      o.say('data loss acknowledged: counting resumes from what Redis holds now');
+      return true;
+    },
     async drain(timeoutMs = 10_000) {
       draining = true;
       const stopped = new Promise<void>((r) => server.close(() => r()));

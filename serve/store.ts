@@ -4,16 +4,30 @@
  * is what an operator watches to learn that it is happening.
  */
 import type { AsyncCounterStore } from '../runtime/index.js';
+import type { DataLoss } from '../runtime/redis.js';
 import type { RedisTarget } from '../runtime/redis-target.js';
 
 export interface SharedStore {
   store: AsyncCounterStore;
+  /**
+   * The data loss the store detected ([OAR-FIRE-9]: counters silently back at an older value would
+   * report breakers that never advanced): until acknowledged, every counting rule takes its on_error.
+   */
+  dataLoss(): DataLoss | undefined;
+  /** An operator has seen the loss: count again from what Redis holds now. False when there was none. */
+  acknowledgeDataLoss(): Promise<boolean>;
   /**
    * Resolve the doubtful writes (up to 5 s), then close. Resolves with how many stayed doubtful:
    * writes Redis never confirmed, which the decisions that made them reported as not applied, and
    * which may yet land (a stalled server resuming) — the caller says so.
    */
   close(): Promise<number>;
+}
+
+/** The line a service says, once, when its store detects a data loss. */
+export function dataLossLine(loss: DataLoss, acknowledge: string): string {
+  const found = loss.found.id === null ? 'no epoch record (restarted empty, flushed, or failed over to a node without the data)' : `write sequence ${loss.found.seq} where ${loss.expected.seq} was acknowledged`;
+  return `the Redis counter store lost data${loss.slot === undefined ? '' : ` (hash slot ${loss.slot})`}: found ${found}; every rule that reads or writes a counter takes its on_error until an operator acknowledges the loss (${acknowledge})`;
 }
 
 /** The line a caller says when `close()` left doubtful writes unresolved. */
@@ -72,6 +86,12 @@ export async function connectRedis(where: string | RedisConnect, prefix: string 
   }
   return {
     store: counted(store, onError),
+    dataLoss: () => store.dataLoss,
+    async acknowledgeDataLoss() {
+      if (store.dataLoss === undefined) return false;
+      await store.acknowledgeDataLoss();
+      return true;
+    },
     async close() {
       // Doubtful writes are resolved before the connection goes, so the counts stay exact.
       await store.settled(5000);

@@ -147,6 +147,14 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
     void service.reload();
   };
   process.on('SIGHUP', onHup);
+  // [OAR-FIRE-9] a data loss the Redis store detected keeps every counting rule failing closed
+  // until an operator says so: SIGUSR2 is that, after looking at GET /v1/health.
+  const onUsr2 = () => {
+    void service.acknowledgeDataLoss().then((done) => {
+      if (!done) say('SIGUSR2: no data loss to acknowledge');
+    });
+  };
+  process.on('SIGUSR2', onUsr2);
   const stopped = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

@@ -55,6 +55,32 @@ describeRedis('binary', 'oarc serve --redis', () => {
     }
   });
 
+  it('[OAR-FIRE-9] a data loss is said once, shown by health as degraded, fails counting closed, and SIGUSR2 acknowledges it', async () => {
+    const c = await serve([...PACK_ARGS, '--redis', redis.url, '--redis-prefix', 'loss:']);
+    try {
+      const occ = { ...REPEAT, session_id: 'loss' };
+      expect(((await call(c.url, '/v1/decide', { body: occ })).json as { decision: string }).decision).toBe('none');
+      // The keys under the prefix vanish, epoch record included: what a restart without them does.
+      const keys = (await redis.command('KEYS', 'loss:*')).split('\r\n').filter((l) => l.startsWith('loss:'));
+      expect(await redis.command('DEL', ...keys)).toMatch(/^:\d+/);
+      const d = (await call(c.url, '/v1/decide', { body: occ })).json as { decision: string; applied: { outcome: string }[] };
+      expect(d.decision).toBe('block');
+      expect(d.applied.some((t) => t.outcome === 'errored')).toBe(true);
+      await c.waitForLog(/the Redis counter store lost data: found no epoch record .* until an operator acknowledges the loss \(SIGUSR2/);
+      const h = (await call(c.url, '/v1/health')).json as { status: string; store?: { data_loss?: { found: { id: null } } } };
+      expect(h.status).toBe('degraded');
+      expect(h.store?.data_loss?.found.id).toBeNull();
+      await call(c.url, '/v1/decide', { body: occ });
+      expect(c.log().match(/lost data/g)).toHaveLength(1);
+      c.proc.kill('SIGUSR2');
+      await c.waitForLog(/data loss acknowledged: counting resumes/);
+      expect(((await call(c.url, '/v1/health')).json as { status: string }).status).toBe('ok');
+      expect(((await call(c.url, '/v1/decide', { body: { ...occ, session_id: 'after' } })).json as { decision: string }).decision).toBe('none');
+    } finally {
+      expect(await c.stop()).toBe(0);
+    }
+  });
+
   it('counts store errors when Redis stops answering, and the rules take on_error', async () => {
     redis.pause();
     try {
