@@ -470,6 +470,11 @@ ${REDIS_HELP}
                             recently used is forgotten (default 250000)
       --session-idle <s>    seconds after which an unused session is forgotten, in memory
                             and (with --redis) as its keys' TTL (default 86400)
+      --max-counters <n>    in-memory counters kept in all sessions (without --redis); beyond
+                            it the least recently used sessions are forgotten (default 1000000)
+      --max-counters-per-session <n>
+                            in-memory counters one session may hold; a rule writing a new one
+                            beyond it takes its on_error (default 100000)
       --latency-buckets <s> the latency histogram's bucket bounds in seconds, comma-separated
   -h, --help                show this help
 

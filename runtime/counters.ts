@@ -4,7 +4,7 @@
  * when that value is empty. The two are different counters.
  */
 
-import { SessionTable, type SessionBound } from './session-table.js';
+import { DEFAULT_MAX_COUNTERS, DEFAULT_MAX_COUNTERS_PER_SESSION, SessionTable, type SessionBound } from './session-table.js';
 import { markHandled } from './thrown.js';
 
 export interface CounterKey {
@@ -168,9 +168,35 @@ export function stepCounter(v: CounterValues, action: CounterAction): void {
 export class MemoryCounterStore implements CounterStore {
   /** Per session, its counters by store key. */
   readonly sessions: SessionTable<Map<string, CounterValues>>;
+  /** Counters held in all sessions, and the bounds on them (`SessionBound`). */
+  private total = 0;
+  readonly maxCounters: number;
+  readonly maxCountersPerSession: number;
 
   constructor(bound: SessionBound = {}) {
-    this.sessions = new SessionTable(bound);
+    this.sessions = new SessionTable(bound, Date.now, (values) => void (this.total -= values.size));
+    this.maxCounters = bound.maxCounters ?? DEFAULT_MAX_COUNTERS;
+    this.maxCountersPerSession = bound.maxCountersPerSession ?? DEFAULT_MAX_COUNTERS_PER_SESSION;
+    if (!(this.maxCounters >= 1)) throw new Error(`oarc: maxCounters must be at least 1, got ${String(bound.maxCounters)}`);
+    if (!(this.maxCountersPerSession >= 1)) throw new Error(`oarc: maxCountersPerSession must be at least 1, got ${String(bound.maxCountersPerSession)}`);
+  }
+
+  /** Counters held now, in all sessions. */
+  get size(): number {
+    return this.total;
+  }
+
+  /**
+   * Why `key` cannot be written, or undefined: a counter not held yet, in a session that holds
+   * `maxCountersPerSession` already. Memory stays bounded whatever one session sends — a call
+   * scoped by its fingerprint ([OAR-FIRE-10]) is a new counter at each new call — and the bound
+   * fails the writing rule closed ([OAR-FIRE-9]) rather than forgetting counters, which could
+   * forget the one a breaker is counting.
+   */
+  room(key: CounterKey): string | undefined {
+    const values = this.values(key.session);
+    if (values === undefined || values.size < this.maxCountersPerSession || values.has(counterKeyString(key))) return undefined;
+    return `the session already holds ${values.size} counters, the most one session may hold (maxCountersPerSession): counter ${counterName(key)} cannot be written`;
   }
 
   /**
@@ -209,7 +235,16 @@ export class MemoryCounterStore implements CounterStore {
         if (s === this.pinned) values = this.pinnedValues = this.sessions.add(s, new Map(), this.pinnedAt);
         else values = this.sessions.add(s, new Map());
       }
-      applyCounterOp(values, op);
+      const k = counterKeyString(op.key);
+      let v = values.get(k);
+      if (v === undefined) {
+        const full = this.room(op.key);
+        if (full !== undefined) throw new Error(`oarc: ${full}`);
+        values.set(k, (v = { fire_count: 0, breaker_count: 0 }));
+        // Past the total, the least recently used sessions go, as past maxSessions.
+        if (++this.total > this.maxCounters) while (this.total > this.maxCounters && this.sessions.evictOldest(s));
+      }
+      stepCounter(v, op.action);
     }
   }
 
@@ -229,6 +264,7 @@ export class MemoryCounterStore implements CounterStore {
   /** Forget every counter. */
   clear(): void {
     this.sessions.clear();
+    this.total = 0;
     this.pinnedValues = undefined;
   }
 }

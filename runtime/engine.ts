@@ -1035,9 +1035,10 @@ class Occ {
       for (const step of r.fireSteps) {
         if (step === 'publish_event') continue;
         cell = this.counterCell(r, k);
-        // Likewise a store known to refuse every write (decideAsync's, after its read or its batch
-        // write failed): the rule fails before it publishes anything.
-        const refused = this.engine.counters.writeRefusal();
+        // Likewise a store known to refuse the write (decideAsync's, after its read or its batch
+        // write failed; the in-memory store, the session at its bound): the rule fails before it
+        // publishes anything.
+        const refused = this.engine.counters.writeRefusal(cell);
         if (refused !== undefined) throw new Error(refused);
         break;
       }

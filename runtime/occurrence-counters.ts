@@ -173,11 +173,13 @@ export class OccurrenceCounters implements CounterContext {
   }
 
   /**
-   * Why the store will refuse every write at this occurrence, when it knows before one is tried
-   * (`decideAsync`'s snapshot after a failed read or a refused batch write); else undefined.
+   * Why the store will refuse the write, when it knows before one is tried: every write
+   * (`decideAsync`'s snapshot after a failed read or a refused batch write), or one of `cell`'s
+   * (the in-memory store's session already at its bound of counters); else undefined.
    */
-  writeRefusal(): string | undefined {
-    return (this.store as { refusal?: () => string | undefined }).refusal?.();
+  writeRefusal(cell?: CounterCell): string | undefined {
+    const store = this.store as { refusal?: () => string | undefined; room?: (key: CounterKey) => string | undefined };
+    return store.refusal?.() ?? (cell === undefined ? undefined : store.room?.(cell.key));
   }
 
   /**

@@ -208,11 +208,15 @@ export class ProcedureRun {
         if (this.hasSink) throw FALLBACK;
         continue;
       }
-      if (r.scope < 0) this.cells[i] = this.counters.cell(r.qid, undefined);
+      let cell: CounterCell;
+      if (r.scope < 0) cell = this.counters.cell(r.qid, undefined);
       else {
         this.cx(i);
-        this.cells[i] = this.counters.cell(r.qid, this.facts.scopeValue(r.scope));
+        cell = this.counters.cell(r.qid, this.facts.scopeValue(r.scope));
       }
+      // A write the store would refuse (the session at its bound of counters): on_error's path.
+      if (this.counters.writeRefusal(cell) !== undefined) throw FALLBACK;
+      this.cells[i] = cell;
     }
   }
 

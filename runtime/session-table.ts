@@ -19,10 +19,22 @@ export interface SessionBound {
   readonly maxSessions?: number;
   /** A session unused for this long is forgotten; default 24 hours (Redis's default TTL). */
   readonly idleMs?: number;
+  /**
+   * The in-memory counter store (`MemoryCounterStore`): at most this many counters in all; past
+   * it the least recently used sessions are forgotten, as past `maxSessions`. Default 1,000,000.
+   */
+  readonly maxCounters?: number;
+  /**
+   * At most this many counters in one session: a new one beyond it cannot be written, and the
+   * rule writing it takes its `on_error` ([OAR-FIRE-9]). Default 100,000.
+   */
+  readonly maxCountersPerSession?: number;
 }
 
 export const DEFAULT_MAX_SESSIONS = 250_000;
 export const DEFAULT_IDLE_MS = 86_400_000;
+export const DEFAULT_MAX_COUNTERS = 1_000_000;
+export const DEFAULT_MAX_COUNTERS_PER_SESSION = 100_000;
 
 /**
  * The recency order is a doubly linked list through the entries, so marking a session used moves
@@ -39,7 +51,12 @@ export class SessionTable<V> {
   evicted = 0;
   expired = 0;
 
-  constructor(bound: SessionBound = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    bound: SessionBound = {},
+    private readonly now: () => number = Date.now,
+    /** Told of each session's state as it is dropped (evicted, expired, deleted): a holder of a total keeps it. */
+    private readonly dropped?: (value: V) => void,
+  ) {
     this.max = bound.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.idleMs = bound.idleMs ?? DEFAULT_IDLE_MS;
     if (!(this.max >= 1)) throw new Error(`oarc: maxSessions must be at least 1, got ${String(bound.maxSessions)}`);
@@ -64,7 +81,7 @@ export class SessionTable<V> {
     const e = this.map.get(session);
     if (e === undefined) return undefined;
     if (t - e.at > this.idleMs) {
-      this.unlink(e);
+      this.drop(e);
       this.expired++;
       return undefined;
     }
@@ -79,7 +96,7 @@ export class SessionTable<V> {
   /** Keep `value` for a session that has none, then drop what the bound no longer allows. */
   add(session: string, value: V, t: number = this.now()): V {
     const old = this.map.get(session);
-    if (old !== undefined) this.unlink(old);
+    if (old !== undefined) this.drop(old);
     const e: Entry<V> = { session, value, at: t, prev: null, next: null };
     this.map.set(session, e);
     this.append(e);
@@ -87,14 +104,33 @@ export class SessionTable<V> {
       if (this.map.size > this.max) this.evicted++;
       else if (t - h.at > this.idleMs) this.expired++;
       else break;
-      this.unlink(h);
+      this.drop(h);
     }
     return value;
   }
 
+  /**
+   * Forget the least recently used session other than `keep` (counted as evicted); false when
+   * there is none. For a holder whose own bound (a total of counters) is past its limit.
+   */
+  evictOldest(keep: string): boolean {
+    let h = this.head;
+    if (h !== null && h.session === keep) h = h.next;
+    if (h === null) return false;
+    this.evicted++;
+    this.drop(h);
+    return true;
+  }
+
   delete(session: string): void {
     const e = this.map.get(session);
-    if (e !== undefined) this.unlink(e);
+    if (e !== undefined) this.drop(e);
+  }
+
+  /** Unlink `e`, and tell the holder. */
+  private drop(e: Entry<V>): void {
+    this.unlink(e);
+    this.dropped?.(e.value);
   }
 
   clear(): void {

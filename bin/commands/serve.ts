@@ -12,7 +12,7 @@ import { redisConfigFrom, REDIS_OPTIONS } from '../redis-options.js';
 import { EXIT_INPUT, EXIT_OK, InputError, UsageError, oneLine } from '../errors.js';
 import type { Io } from '../output.js';
 import { PACK_OPTIONS } from '../pack.js';
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_SESSIONS } from '../../runtime/session-table.js';
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_COUNTERS, DEFAULT_MAX_COUNTERS_PER_SESSION, DEFAULT_MAX_SESSIONS } from '../../runtime/session-table.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
@@ -28,6 +28,8 @@ const OPTIONS = {
   'max-body': { type: 'string' },
   'max-sessions': { type: 'string' },
   'session-idle': { type: 'string' },
+  'max-counters': { type: 'string' },
+  'max-counters-per-session': { type: 'string' },
   'latency-buckets': { type: 'string' },
 } as const;
 
@@ -83,6 +85,8 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
   const sessions = {
     maxSessions: integer(str(p, 'max-sessions'), 'max-sessions', DEFAULT_MAX_SESSIONS, 1, 2 ** 31),
     idleMs: integer(str(p, 'session-idle'), 'session-idle', DEFAULT_IDLE_MS / 1000, 1, 10 * 365 * 86_400) * 1000,
+    maxCounters: integer(str(p, 'max-counters'), 'max-counters', DEFAULT_MAX_COUNTERS, 1, 2 ** 31),
+    maxCountersPerSession: integer(str(p, 'max-counters-per-session'), 'max-counters-per-session', DEFAULT_MAX_COUNTERS_PER_SESSION, 1, 2 ** 31),
   };
   const token = tokenFile === undefined ? undefined : readToken(tokenFile);
 

@@ -55,6 +55,56 @@ describe('the session bound', () => {
     expect(() => new SessionTable({ maxSessions: 0 })).toThrow(/maxSessions must be at least 1/);
   });
 
+  it('the in-memory store holds at most maxCountersPerSession counters in a session: a new one beyond is refused, the others count on', () => {
+    const store = new MemoryCounterStore({ maxCountersPerSession: 3 });
+    const inc = (session: string, scope: string) => store.apply([{ key: { rule: 'n/R', session, scope }, action: 'increment_counter' }]);
+    for (const scope of ['a', 'b', 'c']) inc('s', scope);
+    expect(() => inc('s', 'd')).toThrow(/the session already holds 3 counters, the most one session may hold \(maxCountersPerSession\): counter n\/R#d cannot be written/);
+    inc('s', 'a'); // a counter it holds counts on
+    inc('t', 'd'); // another session has room of its own
+    expect(store.read({ rule: 'n/R', session: 's', scope: 'a' }).fire_count).toBe(2);
+    expect(store.read({ rule: 'n/R', session: 's', scope: 'd' }).fire_count).toBe(0);
+    expect(store.size).toBe(4);
+  });
+
+  it('past maxCounters in all, the least recently used sessions are forgotten (counted as evicted), never the one writing', () => {
+    const store = new MemoryCounterStore({ maxCounters: 4 });
+    const inc = (session: string, scope: string) => store.apply([{ key: { rule: 'n/R', session, scope }, action: 'increment_counter' }]);
+    inc('old', 'a');
+    inc('old', 'b');
+    inc('mid', 'a');
+    inc('new', 'a');
+    inc('new', 'b'); // 5 > 4: 'old' (2 counters) goes
+    expect(store.size).toBe(3);
+    expect(store.sessions.evicted).toBe(1);
+    expect(store.read({ rule: 'n/R', session: 'old', scope: 'a' }).fire_count).toBe(0);
+    for (const scope of ['c', 'd', 'e']) inc('new', scope); // 'mid' goes; then 'new' alone may exceed
+    expect(store.read({ rule: 'n/R', session: 'new', scope: 'a' }).fire_count).toBe(1);
+    expect(store.sessions.evicted).toBe(2);
+    store.forgetSession('new');
+    expect(store.size).toBe(0);
+    expect(() => new MemoryCounterStore({ maxCountersPerSession: 0 })).toThrow(/maxCountersPerSession must be at least 1/);
+  });
+
+  it('[OAR-FIRE-9] a session at its bound of counters: the rule writing a new one takes its on_error, on every back end', () => {
+    const PRE = 'tool.pre_invoke';
+    const h = harness({
+      capability: cap({ profiles: ['tool'] }),
+      rules: [
+        rule({ id: 'COUNT', namespace: 'n', anchor: PRE, effect: 'allow', counter_scope: 'tool_args_fingerprint', requires: { profiles: ['tool'] }, on_fire: ['increment_counter'] }),
+        rule({ id: 'SEEN', namespace: 'n', anchor: PRE, effect: 'nudge', when: 'fire_count_of("COUNT") > 0', requires: { profiles: ['tool'] } }),
+      ],
+      options: () => ({ counters: new MemoryCounterStore({ maxCountersPerSession: 2 }) }),
+    });
+    const call = (n: number) => ({ anchor: PRE, session: 's', toolCall: { name: 'read', arguments: { n } } });
+    for (const n of [1, 2]) expect(trace(h.decide(call(n)))).toEqual(['n/COUNT:fired', 'n/SEEN:passed']);
+    const full = h.decide(call(3));
+    expect(trace(full)).toEqual(['n/COUNT:errored']);
+    expect(full.decision).toBe('block'); // fail_closed
+    expect(full.applied[0]?.error?.message).toMatch(/most one session may hold/);
+    expect(trace(h.decide(call(1)))).toEqual(['n/COUNT:fired', 'n/SEEN:fired']); // a counter it holds counts on
+  });
+
   it('the in-memory store forgets a session on request, and keeps the others', () => {
     const store = new MemoryCounterStore();
     for (const session of ['x', 'y']) store.apply([{ key: { rule: 'n/R', session }, action: 'increment_counter' }]);
