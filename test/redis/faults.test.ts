@@ -133,6 +133,78 @@ describeRedis('binary', 'a redis-server that is killed, restarted empty or resto
     }, 30_000);
   });
 
+  describe('a restore of older data, whichever store touches Redis first ([OAR-FIRE-9])', () => {
+    /** Another store (another gateway replica) on the same server and prefix. */
+    async function peer(srv: RedisServer, of: RedisCounterStore): Promise<RedisCounterStore> {
+      const s = new RedisCounterStore({ url: srv.url, prefix: (of as unknown as { prefix: string }).prefix, timeoutMs: 300 });
+      stores.push(s);
+      await s.ready();
+      return s;
+    }
+    const esc = (engine: ReturnType<typeof engineFor>, session: string) => engine.decideAsync(call('esc', { same: 1 }, session));
+
+    it("another store's writes after the restore do not hide it: the store whose writes were lost detects it, and marks it for every store", async () => {
+      const { srv, store: b } = await setup();
+      const a = await peer(srv, b);
+      const [ea, eb] = [engineFor(a), engineFor(b)];
+      expect(errored(await eb.decideAsync(call('count', {}, 'bob')))).toBe(false);
+      const backup = srv.backup();
+      const before: string[] = [];
+      for (let i = 0; i < 3; i++) before.push((await esc(ea, 'alice')).decision);
+      expect(before).toEqual(['none', 'nudge', 'block']);
+      await srv.restoreFrom(backup); // alice's three decisions are gone
+      await Promise.all([a.ready(), b.ready()]);
+      // B lost none of its own writes: it decides, and its writes carry the deployment's write
+      // sequence back up past what A saw acknowledged.
+      for (let i = 0; i < 4; i++) expect(errored(await eb.decideAsync(call('count', { i }, `bob${i}`)))).toBe(false);
+      expect(b.dataLoss).toBeUndefined();
+      // A's own write sequence is behind what it saw acknowledged: alice's breaker is not silently reset.
+      const d = await esc(ea, 'alice');
+      expect(d.decision).not.toBe('none');
+      expect(errored(d)).toBe(true);
+      // (Two writes: the blocking decision counted nothing.)
+      expect(messages(d).join('\n')).toMatch(/writes of its own are gone: its own write sequence is 0, below the 2 it saw acknowledged/);
+      expect(a.dataLoss?.reason).toBe('store-sequence');
+      // A marked the record: B refuses counters from its next call, and so does a store started now.
+      const db = await eb.decideAsync(call('count', {}, 'bob'));
+      expect(errored(db)).toBe(true);
+      expect(messages(db).join('\n')).toMatch(new RegExp(`store ${a.id} marked the record lost: writes of its own are gone`));
+      expect(b.dataLoss?.reason).toBe('marked');
+      const c = await peer(srv, b);
+      expect(errored(await engineFor(c).decideAsync(call('count', {}, 'carol')))).toBe(true);
+      expect(c.dataLoss?.reason).toBe('marked');
+
+      // One acknowledgement, on any store, is the operator's word for the deployment: every store
+      // counts again, from what Redis holds (alice starts over).
+      await a.acknowledgeDataLoss();
+      expect(a.dataLoss).toBeUndefined();
+      expect((await esc(ea, 'alice')).decision).toBe('none');
+      expect(errored(await eb.decideAsync(call('count', {}, 'bob')))).toBe(false);
+      expect(b.dataLoss).toBeUndefined();
+      expect(errored(await engineFor(c).decideAsync(call('count', {}, 'carol')))).toBe(false);
+    }, 30_000);
+
+    it('after an acknowledgement, a store that had not yet seen the loss resumes too, instead of reporting it again', async () => {
+      const { srv, store: b } = await setup();
+      const a = await peer(srv, b);
+      const [ea, eb] = [engineFor(a), engineFor(b)];
+      const backup = srv.backup();
+      // Both lose writes of their own.
+      for (let i = 0; i < 2; i++) await esc(ea, 'alice');
+      for (let i = 0; i < 2; i++) await esc(eb, 'bob');
+      await srv.restoreFrom(backup);
+      await Promise.all([a.ready(), b.ready()]);
+      expect(errored(await esc(ea, 'alice'))).toBe(true);
+      await a.acknowledgeDataLoss();
+      // B's own sequence is still below what it saw: the acknowledgement (a newer generation in the
+      // record) tells it the loss was accepted, so it adopts what Redis holds instead of marking again.
+      expect((await esc(eb, 'bob')).decision).toBe('none');
+      expect(b.dataLoss).toBeUndefined();
+      expect((await esc(ea, 'alice')).decision).toBe('none');
+      expect(a.dataLoss).toBeUndefined();
+    }, 30_000);
+  });
+
   describe('keys encode strings losslessly', () => {
     it('sessions "\\uD800" and "\\uDC00" are different sessions', async () => {
       const { store } = await setup();
