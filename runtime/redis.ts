@@ -42,7 +42,11 @@
  *   refreshing the idle-session TTL.
  * - Failure is loud: the client does not queue commands while disconnected and neither retries nor
  *   re-sends a command, so an unreachable server rejects at once and the engine routes the affected
- *   rules to `on_error` ([OAR-FIRE-9]). Reconnection is automatic.
+ *   rules to `on_error` ([OAR-FIRE-9]). Reconnection is automatic. A server that stalls instead (the
+ *   connection stays up, nothing answers) would cost every command its full timeout, a session's
+ *   queued decisions one after another; so after a command times out, commands to that server
+ *   (per primary on a cluster) fail at once, unsent, for `failFastMs`, then one goes as a probe;
+ *   a PING kept in flight to the server meanwhile, or any other answer, ends it (`send`).
  * - A write whose outcome the client cannot know — it timed out, or the connection dropped after
  *   it was sent — is reported failed, so the decision says the rule took `on_error`; yet Redis may
  *   still run it (a stalled server resuming) or may have run it (a server killed between its
@@ -118,6 +122,16 @@ export interface RedisCounterStoreOptions {
   markerTtlSeconds?: number;
   /** Per-command timeout in milliseconds; default 500. */
   timeoutMs?: number;
+  /**
+   * After a command times out (a server that stopped answering but kept its connections: stalled,
+   * SIGSTOPped, partitioned), new commands to that server fail at once, without being sent — the
+   * rules that needed them take `on_error` — for this many milliseconds; then one is let through
+   * to probe it (the others still fail at once); the first answer to it, or to a PING the store
+   * keeps in flight to that server, ends it. Without it every
+   * decision would wait out its own timeout, one after the other for a session's queued
+   * decisions. Default 1000; 0 turns it off. On a cluster, per primary.
+   */
+  failFastMs?: number;
   /**
    * Keep sessions' activity windows in Redis, read with the counters and appended with their
    * writes, so `flow` rules see one window across replicas ([OAR-PROF-9]). Default true; false
@@ -353,11 +367,19 @@ function parseMark(m: string): { generation: number; store: string; finding: str
   return x === null ? { generation: 0, store: '?', finding: m } : { generation: Number(x[1]), store: x[2] as string, finding: x[3] as string };
 }
 
+/** A command not sent because its server timed out a moment ago (`failFastMs`). */
+export class StoreStalled extends Error {
+  override readonly name = 'StoreStalled';
+}
+
 /** Did the command certainly not run? Never sent, or answered with an error by the server. */
 function certainlyNotApplied(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
-  return e.name === 'ReplyError' || e.message.startsWith(OFFLINE) || e.message.startsWith(CLUSTER_OFFLINE);
+  return e.name === 'ReplyError' || e instanceof StoreStalled || e.message.startsWith(OFFLINE) || e.message.startsWith(CLUSTER_OFFLINE);
 }
+
+/** ioredis's `commandTimeout` rejection: the server did not answer in time. */
+const isTimeout = (e: unknown) => e instanceof Error && e.message === 'Command timed out';
 
 /** A write that applied on the primary but reached fewer replicas than `waitReplicas` in time. */
 export class UnreplicatedWrite extends Error {
@@ -423,6 +445,19 @@ function connect(target: RedisTarget, timeout: number, opts: RedisCounterStoreOp
 
 interface Doubtful {
   keys: Buffer[];
+  /** The hash slot of the keys (0 on one server). */
+  slot: number;
+}
+
+/**
+ * A server that timed out: commands to it fail at once until `until`, then one goes as a probe
+ * (`probing`); meanwhile a PING is kept in flight to it (`pinging`), whose answer ends the stall.
+ */
+interface Stall {
+  until: number;
+  since: number;
+  probing: boolean;
+  pinging: boolean;
 }
 
 /** What `dataLoss` reports: the epoch this store knew, and what it found instead. */
@@ -462,6 +497,9 @@ export class RedisCounterStore implements VersionedCounterStore {
   private readonly markerTtl: number;
   private readonly waitReplicas: number;
   private readonly waitTimeout: number;
+  private readonly failFastMs: number;
+  /** Servers that timed out (by node on a cluster, '' on one server), failing fast. */
+  private readonly stalls = new Map<string, Stall>();
   /** Network round trips made: one per non-empty read batch, one per non-empty write batch. */
   roundTrips = 0;
   /** Doubtful writes resolved so far: `undone` had run and were reverted, `fenced` had not. */
@@ -503,6 +541,8 @@ export class RedisCounterStore implements VersionedCounterStore {
     const timeout = opts.timeoutMs ?? 500;
     this.waitReplicas = opts.waitReplicas ?? 0;
     this.waitTimeout = opts.waitTimeoutMs ?? 100;
+    this.failFastMs = opts.failFastMs ?? 1000;
+    if (!Number.isInteger(this.failFastMs) || this.failFastMs < 0) throw new Error(`oarc: failFastMs must be a whole number of milliseconds, not ${this.failFastMs}`);
     if (!Number.isInteger(this.waitReplicas) || this.waitReplicas < 0) throw new Error(`oarc: waitReplicas must be a whole number of replicas, not ${this.waitReplicas}`);
     if (this.waitReplicas > 0 && !(this.waitTimeout > 0 && this.waitTimeout < timeout)) {
       throw new Error(`oarc: waitTimeoutMs (${this.waitTimeout}) must be above 0 and below timeoutMs (${timeout}), or every WAIT would time out as a command first`);
@@ -524,6 +564,8 @@ export class RedisCounterStore implements VersionedCounterStore {
       });
     }
     this.redis.on('ready', () => {
+      // A new connection — perhaps to a newly promoted primary — is not the one that stalled.
+      this.stalls.clear();
       void this.adoptEpoch().catch(() => {});
       void this.resolveDoubtful();
     });
@@ -635,9 +677,9 @@ export class RedisCounterStore implements VersionedCounterStore {
       p = (async () => {
         try {
           const mark = `s${slot}`;
-          const marked = (await this.redis.hget(this.epochKey, mark)) !== null;
-          const [id, seq, lost] = (await this.redis.eval(ADOPT_SLOT, 1, this.slotEpochKey(slot), this.epoch as string, marked ? '0' : '1')) as [string, string, string];
-          if (!marked && id === this.epoch) await this.redis.hset(this.epochKey, mark, 1);
+          const marked = (await this.send(this.rootSlot, () => this.redis.hget(this.epochKey, mark))) !== null;
+          const [id, seq, lost] = (await this.send(slot, () => this.redis.eval(ADOPT_SLOT, 1, this.slotEpochKey(slot), this.epoch as string, marked ? '0' : '1'))) as [string, string, string];
+          if (!marked && id === this.epoch) await this.send(this.rootSlot, () => this.redis.hset(this.epochKey, mark, 1));
           const found = { id: id === '' ? null : id, seq: Number(seq), own: 0, mark: lost === '' ? null : lost };
           const loss = this.verdict(found, slot, 0, 0);
           if (loss !== undefined && !(await this.lossFound(loss))) return false;
@@ -707,7 +749,7 @@ export class RedisCounterStore implements VersionedCounterStore {
    */
   private async guard(): Promise<void> {
     if (this.lost !== undefined) {
-      const [g, mark] = await this.redis.hmget(this.epochKey, 'g', 'lost');
+      const [g, mark] = await this.send(this.rootSlot, () => this.redis.hmget(this.epochKey, 'g', 'lost'));
       const acknowledged = Number(g ?? 0) > this.generation && (mark === null || parseMark(mark).generation < Number(g ?? 0));
       if (!acknowledged) throw new CounterDataLoss(lossMessage(this.lost));
       await this.readopt();
@@ -764,7 +806,7 @@ export class RedisCounterStore implements VersionedCounterStore {
    * a cluster, for stores that start or meet a new slot), and throws.
    */
   private async lossFound(loss: DataLoss): Promise<false> {
-    const [g] = await this.redis.hmget(this.epochKey, 'g');
+    const [g] = await this.send(this.rootSlot, () => this.redis.hmget(this.epochKey, 'g'));
     if (Number(g ?? 0) > this.generation) {
       await this.readopt();
       return false;
@@ -799,6 +841,77 @@ export class RedisCounterStore implements VersionedCounterStore {
     return Buffer.concat([this.epochKeyOf(session), Buffer.from(`:q:${this.id}`)]);
   }
 
+  /** The server a slot's commands go to: its primary on a cluster ('' on one server). */
+  private nodeOf(slot: number): string {
+    return this.clustered ? ((this.redis as Cluster).slots[slot]?.[0] ?? '?') : '';
+  }
+
+  /** The slot of the root epoch record (0 on one server). */
+  private get rootSlot(): number {
+    return this.clustered ? keySlot(this.epochKey) : 0;
+  }
+
+  /**
+   * Send a command to the server of `slot` — or, while that server is stalled (a command to it
+   * timed out less than `failFastMs` ago, or another is probing it), fail at once without sending
+   * it. A timeout stalls the server; any answer, even an error reply, ends the stall.
+   */
+  private async send<T>(slot: number, command: () => Promise<T>): Promise<T> {
+    if (this.failFastMs === 0) return command();
+    const node = this.nodeOf(slot);
+    const stall = this.stalls.get(node);
+    if (stall !== undefined) {
+      const now = Date.now();
+      if (now < stall.until || stall.probing) {
+        throw new StoreStalled(`oarc: not sent: a command to the counter store timed out ${now - stall.since} ms ago (Redis stopped answering); commands fail at once for ${this.failFastMs} ms after a timeout, then one probes it`);
+      }
+      stall.probing = true;
+    }
+    try {
+      const r = await command();
+      this.stalls.delete(node);
+      return r;
+    } catch (e) {
+      const now = Date.now();
+      const s = this.stalls.get(node);
+      if (isTimeout(e)) {
+        if (s === undefined) {
+          this.stalls.set(node, { until: now + this.failFastMs, since: now, probing: false, pinging: false });
+          this.ping(node);
+        } else {
+          s.until = now + this.failFastMs;
+          s.probing = false;
+        }
+      } else if (e instanceof Error && e.name === 'ReplyError') this.stalls.delete(node);
+      else if (s !== undefined) s.probing = false; // not answered (disconnected): the next command probes
+      throw e;
+    }
+  }
+
+  /**
+   * Keep a PING in flight to a stalled server until it answers, which ends the stall at once: a
+   * server that resumes answers the PING queued on its connection, so counting resumes as soon as
+   * it is back rather than when the interval is over (on a cluster that lets a stale slot map reach
+   * the node again, whose MOVED teaches the client the new primary).
+   */
+  private ping(node: string): void {
+    const stall = this.stalls.get(node);
+    if (stall === undefined || stall.pinging || this.closed) return;
+    let client: Redis | Cluster | undefined = this.redis;
+    if (this.clustered) client = (this.redis as Cluster).nodes('all').find((n) => `${n.options.host}:${n.options.port}` === node);
+    if (client === undefined) return;
+    stall.pinging = true;
+    client.ping().then(
+      () => {
+        if (this.stalls.get(node) === stall) this.stalls.delete(node);
+      },
+      () => {
+        stall.pinging = false;
+        if (this.stalls.get(node) === stall) setTimeout(() => this.ping(node), 100).unref();
+      },
+    );
+  }
+
   async readMany(keys: readonly CounterKey[]): Promise<CounterValues[]> {
     if (keys.length === 0) return [];
     return (await this.read(keys, (keys[0] as CounterKey).session, 0)).values;
@@ -829,7 +942,7 @@ export class RedisCounterStore implements VersionedCounterStore {
     const args: Buffer[] = [this.epochKeyOf(session), this.ownSequenceKey(session), this.versionKey(session), this.activityKey(session)];
     for (const k of keys) args.push(this.key(k));
     // As bytes: a step is decoded from WTF-8, so it comes back exactly as it was written.
-    const reply = (await this.redis.callBuffer('EVAL', READ, args.length, ...args, activity)) as Buffer[];
+    const reply = (await this.send(slot, () => this.redis.callBuffer('EVAL', READ, args.length, ...args, activity))) as Buffer[];
     const text = (i: number) => (reply[i] as Buffer).toString('latin1');
     const found = { id: text(0) === '' ? null : text(0), seq: Number(text(1)), mark: text(2) === '' ? null : fromWtf8(reply[2] as Buffer), own: Number(text(3)) };
     const loss = this.verdict(found, slot, floor, ownFloor);
@@ -894,19 +1007,22 @@ export class RedisCounterStore implements VersionedCounterStore {
     const doubt = (e: unknown): never => {
       if (certainlyNotApplied(e)) this.open.delete(id);
       else {
-        this.doubtful.set(id, { keys });
+        this.doubtful.set(id, { keys, slot });
         void this.resolveDoubtful();
       }
       throw e;
     };
     try {
-      if (this.waitReplicas === 0) reply = (await this.redis.eval(APPLY, keys.length, ...keys, ...argv)) as typeof reply;
+      if (this.waitReplicas === 0) reply = (await this.send(slot, () => this.redis.eval(APPLY, keys.length, ...keys, ...argv))) as typeof reply;
       else {
         // One round trip to the slot's primary: the script, then WAIT on the same connection.
-        const out = await this.redis.pipeline().eval(APPLY, keys.length, ...keys, ...argv).wait(this.waitReplicas, this.waitTimeout).exec();
-        const [applyErr, applyReply] = out?.[0] ?? [new Error('oarc: the write pipeline returned nothing'), null];
-        if (applyErr) throw applyErr;
-        reply = applyReply as typeof reply;
+        const out = await this.send(slot, async () => {
+          const o = await this.redis.pipeline().eval(APPLY, keys.length, ...keys, ...argv).wait(this.waitReplicas, this.waitTimeout).exec();
+          const [applyErr] = o?.[0] ?? [new Error('oarc: the write pipeline returned nothing')];
+          if (applyErr) throw applyErr;
+          return o;
+        });
+        reply = out?.[0]?.[1] as typeof reply;
         const [waitErr, waitReply] = out?.[1] ?? [null, -1];
         replicas = waitErr ? -1 : Number(waitReply);
       }
@@ -1005,10 +1121,16 @@ export class RedisCounterStore implements VersionedCounterStore {
    * undoes or fences afresh).
    */
   private async resolveOne(id: number, w: Doubtful): Promise<number | undefined> {
-    if (this.waitReplicas === 0) return Number(await this.redis.eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl));
-    const out = await this.redis.pipeline().eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl).wait(this.waitReplicas, this.waitTimeout).exec();
-    const [err, reply] = out?.[0] ?? [new Error('oarc: the resolution pipeline returned nothing'), null];
-    if (err) throw err;
+    // Through `send`: while the server is stalled a resolution fails at once too, and once the
+    // interval is over it is as good a probe as a decision's command.
+    if (this.waitReplicas === 0) return Number(await this.send(w.slot, () => this.redis.eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl)));
+    const out = await this.send(w.slot, async () => {
+      const o = await this.redis.pipeline().eval(RESOLVE, w.keys.length, ...w.keys, id, this.markerTtl).wait(this.waitReplicas, this.waitTimeout).exec();
+      const [e] = o?.[0] ?? [new Error('oarc: the resolution pipeline returned nothing')];
+      if (e) throw e;
+      return o;
+    });
+    const reply = out?.[0]?.[1];
     const [waitErr, replicas] = out?.[1] ?? [null, -1];
     return waitErr || Number(replicas) < this.waitReplicas ? undefined : Number(reply);
   }
