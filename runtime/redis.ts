@@ -645,8 +645,8 @@ export class RedisCounterStore implements VersionedCounterStore {
    * another store marked it lost: a store started then refuses counters too. Later connections do
    * not adopt again: what a read finds is checked against it (`verdict`).
    */
-  private adoptEpoch(): Promise<void> {
-    if (this.epoch !== undefined) return Promise.resolve();
+  private adoptEpoch(again = false): Promise<void> {
+    if (this.epoch !== undefined && !again) return Promise.resolve();
     this.adopting ??= (async () => {
       try {
         await this.redis.hsetnx(this.epochKey, 'id', randomBytes(8).toString('hex'));
@@ -677,12 +677,13 @@ export class RedisCounterStore implements VersionedCounterStore {
       p = (async () => {
         try {
           const mark = `s${slot}`;
+          const generation = this.generation;
           const marked = (await this.send(this.rootSlot, () => this.redis.hget(this.epochKey, mark))) !== null;
           const [id, seq, lost] = (await this.send(slot, () => this.redis.eval(ADOPT_SLOT, 1, this.slotEpochKey(slot), this.epoch as string, marked ? '0' : '1'))) as [string, string, string];
           if (!marked && id === this.epoch) await this.send(this.rootSlot, () => this.redis.hset(this.epochKey, mark, 1));
           const found = { id: id === '' ? null : id, seq: Number(seq), own: 0, mark: lost === '' ? null : lost };
           const loss = this.verdict(found, slot, 0, 0);
-          if (loss !== undefined && !(await this.lossFound(loss))) return false;
+          if (loss !== undefined && !(await this.lossFound(loss, generation))) return false;
           this.adopted.add(slot);
           return true;
         } finally {
@@ -761,12 +762,12 @@ export class RedisCounterStore implements VersionedCounterStore {
   private readopt(): Promise<void> {
     this.readopting ??= (async () => {
       try {
-        this.epoch = undefined;
+        // The epoch stays known meanwhile, so calls in flight do not fail for want of one.
         this.lost = undefined;
         this.highest.clear();
         this.own.clear();
         this.adopted.clear();
-        await this.adoptEpoch();
+        await this.adoptEpoch(true);
       } finally {
         this.readopting = undefined;
       }
@@ -803,12 +804,15 @@ export class RedisCounterStore implements VersionedCounterStore {
    * (the root's generation is newer), what the store remembers predates that: it adopts what Redis
    * holds and returns false (the caller starts again). Else it keeps the loss — every counter call
    * fails until an acknowledgement — marks the record lost for the other stores (and the root, on
-   * a cluster, for stores that start or meet a new slot), and throws.
+   * a cluster, for stores that start or meet a new slot), and throws. `generation` is the one the
+   * store held when the command was sent: if the store has adopted a newer one since (another
+   * call found the acknowledgement first), the floors the finding was judged by are stale.
    */
-  private async lossFound(loss: DataLoss): Promise<false> {
+  private async lossFound(loss: DataLoss, generation: number): Promise<false> {
+    if (this.generation > generation) return false;
     const [g] = await this.send(this.rootSlot, () => this.redis.hmget(this.epochKey, 'g'));
-    if (Number(g ?? 0) > this.generation) {
-      await this.readopt();
+    if (Number(g ?? 0) > generation) {
+      if (Number(g ?? 0) > this.generation) await this.readopt();
       return false;
     }
     this.lost ??= loss;
@@ -937,6 +941,7 @@ export class RedisCounterStore implements VersionedCounterStore {
     if (!(await this.adoptSlot(slot))) return undefined;
     await this.guard();
     this.roundTrips++;
+    const generation = this.generation;
     const floor = this.highest.get(slot) ?? 0;
     const ownFloor = this.ownFloor(slot);
     const args: Buffer[] = [this.epochKeyOf(session), this.ownSequenceKey(session), this.versionKey(session), this.activityKey(session)];
@@ -946,7 +951,7 @@ export class RedisCounterStore implements VersionedCounterStore {
     const text = (i: number) => (reply[i] as Buffer).toString('latin1');
     const found = { id: text(0) === '' ? null : text(0), seq: Number(text(1)), mark: text(2) === '' ? null : fromWtf8(reply[2] as Buffer), own: Number(text(3)) };
     const loss = this.verdict(found, slot, floor, ownFloor);
-    if (loss !== undefined) return this.lossFound(loss).then(() => undefined);
+    if (loss !== undefined) return this.lossFound(loss, generation).then(() => undefined);
     if (found.seq > floor) this.highest.set(slot, Math.max(found.seq, this.highest.get(slot) ?? 0));
     const n = Number(text(5));
     const steps: string[] = [];
@@ -986,9 +991,10 @@ export class RedisCounterStore implements VersionedCounterStore {
     const id = ++this.seq;
     let low = id;
     for (const w of this.open) if (w < low) low = w;
+    const generation = this.generation;
     const floor = this.highest.get(slot) ?? 0;
     const ownFloor = this.ownFloor(slot);
-    const argv: (string | number | Buffer)[] = [this.ttl, this.markerTtl, id, low, version, this.epoch as string, step === undefined ? '' : wtf8(step.tool), step?.window ?? 0, this.generation, floor, ownFloor, this.markerTtl];
+    const argv: (string | number | Buffer)[] = [this.ttl, this.markerTtl, id, low, version, this.epoch as string, step === undefined ? '' : wtf8(step.tool), step?.window ?? 0, generation, floor, ownFloor, this.markerTtl];
     for (const op of ops) {
       const k = this.key(op.key);
       const text = k.toString('latin1'); // a lossless Map key for the bytes
@@ -1042,7 +1048,7 @@ export class RedisCounterStore implements VersionedCounterStore {
       // Nothing was written: the script found a loss, judged here as a read's would be.
       const found = { id: status === -2 ? (foundId ? foundId : null) : (this.epoch as string), seq, own, mark: mark === '' ? null : mark };
       const loss = this.verdict(found, slot, floor, ownFloor) as DataLoss;
-      return this.lossFound(loss).then(() => undefined);
+      return this.lossFound(loss, generation).then(() => undefined);
     }
     if (status === -1) {
       this.conflicts++;

@@ -37,6 +37,7 @@ describeRedis('binary', 'a redis-server that is killed, restarted empty or resto
     return { srv, store };
   }
 
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const errored = (d: Decision) => d.applied.some((t) => t.outcome === 'errored');
   const messages = (d: Decision) => d.applied.flatMap((t) => (t.error ? [t.error.message] : []));
 
@@ -182,6 +183,37 @@ describeRedis('binary', 'a redis-server that is killed, restarted empty or resto
       expect(errored(await eb.decideAsync(call('count', {}, 'bob')))).toBe(false);
       expect(b.dataLoss).toBeUndefined();
       expect(errored(await engineFor(c).decideAsync(call('count', {}, 'carol')))).toBe(false);
+    }, 30_000);
+
+    it("after an acknowledgement, a call that found the old loss while another call of its store adopted the acknowledgement does not report it anew", async () => {
+      const { srv, store: b } = await setup();
+      const a = await peer(srv, b);
+      const eb = engineFor(b);
+      const backup = srv.backup();
+      await esc(engineFor(a), 'alice');
+      for (let i = 0; i < 3; i++) await esc(eb, 'bob');
+      await srv.restoreFrom(backup);
+      await Promise.all([a.ready(), b.ready()]);
+      expect(errored(await esc(engineFor(a), 'alice'))).toBe(true);
+      await a.acknowledgeDataLoss();
+      // B's first call finds its stale floor and asks the root for its generation — an answer that
+      // arrives late here — while B's second call finds the same, learns of the acknowledgement
+      // and adopts it. The first call's late answer must not then read as a new loss.
+      const client = b.redis as unknown as { hmget: (...a: unknown[]) => Promise<unknown> };
+      const hmget = client.hmget.bind(client);
+      let delayed = 0;
+      client.hmget = (...args: unknown[]) => {
+        const p = hmget(...args);
+        return args.length === 2 && args[1] === 'g' && delayed++ === 0 ? p.then(async (r) => (await sleep(150), r)) : p;
+      };
+      const first = esc(eb, 's1');
+      await sleep(50);
+      const second = await esc(eb, 's2');
+      const d1 = await first;
+      expect([d1.decision, second.decision]).toEqual(['none', 'none']);
+      expect(b.dataLoss).toBeUndefined();
+      expect(errored(await esc(engineFor(a), 'alice'))).toBe(false); // no new mark stops A
+      expect(a.dataLoss).toBeUndefined();
     }, 30_000);
 
     it('after an acknowledgement, a store that had not yet seen the loss resumes too, instead of reporting it again', async () => {
