@@ -237,6 +237,24 @@ describeRedis('binary', 'a redis-server that is killed, restarted empty or resto
     }, 30_000);
   });
 
+  describe("a store's own write sequence expires (markerTtlSeconds)", () => {
+    it('a store idle past it forgets its floor rather than reading the expired key as a loss', async () => {
+      const srv = await startRedis();
+      servers.push(srv);
+      const store = new RedisCounterStore({ url: srv.url, prefix: uniquePrefix('idle'), timeoutMs: 300, markerTtlSeconds: 1 });
+      stores.push(store);
+      await store.ready();
+      const engine = engineFor(store);
+      for (let i = 0; i < 3; i++) expect(errored(await engine.decideAsync(call('count', {}, 'x')))).toBe(false);
+      expect(await srv.command('GET', store.ownSequenceKey('x').toString())).toBe('$1\r\n3\r\n');
+      await new Promise((r) => setTimeout(r, 1300));
+      expect(await srv.command('EXISTS', store.ownSequenceKey('x').toString())).toBe(':0\r\n'); // gone
+      const d = await engine.decideAsync(call('count', {}, 'x'));
+      expect(messages(d)).toEqual([]);
+      expect(store.dataLoss).toBeUndefined();
+    });
+  });
+
   describe('keys encode strings losslessly', () => {
     it('sessions "\\uD800" and "\\uDC00" are different sessions', async () => {
       const { store } = await setup();
