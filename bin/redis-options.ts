@@ -7,7 +7,7 @@
  *   --redis redis://host:6379
  *   --redis redis+cluster://h1:7000,h2:7001        (or --redis redis+cluster://h1:7000 --redis redis+cluster://h2:7001)
  *   --redis redis+sentinel://s1:26379,s2:26379/mymaster
- *   --redis-prefix gw:  --redis-wait-replicas 1  --redis-wait-ms 100
+ *   --redis-prefix gw:  --redis-wait-replicas 1  --redis-wait-ms 100  --redis-fail-fast-ms 1000
  */
 import { parseRedisTarget, RedisTargetError, type RedisTarget } from '../runtime/redis-target.js';
 import { str, strs, type Parsed } from './args.js';
@@ -18,6 +18,7 @@ export const REDIS_OPTIONS = {
   'redis-prefix': { type: 'string' },
   'redis-wait-replicas': { type: 'string' },
   'redis-wait-ms': { type: 'string' },
+  'redis-fail-fast-ms': { type: 'string' },
 } as const;
 
 /** What `RedisCounterStore` is built from (serve/store.ts `connectRedis`). */
@@ -26,6 +27,7 @@ export interface RedisConfig {
   prefix?: string;
   waitReplicas?: number;
   waitTimeoutMs?: number;
+  failFastMs?: number;
 }
 
 /** The help lines for the options, to paste into a command's help text. */
@@ -37,7 +39,11 @@ export const REDIS_HELP = `      --redis <target>      keep counters and activit
       --redis-wait-replicas <n>
                             after each write, WAIT for n replicas; a write fewer acknowledge
                             takes on_error and is undone (default 0: no WAIT)
-      --redis-wait-ms <ms>  how long WAIT waits (default 100; below the 500 ms command timeout)`;
+      --redis-wait-ms <ms>  how long WAIT waits (default 100; below the 500 ms command timeout)
+      --redis-fail-fast-ms <ms>
+                            after a command times out (Redis stalled), fail commands at once,
+                            taking on_error, for this long, then probe with one (default 1000;
+                            0: every command waits for its own timeout)`;
 
 function whole(text: string | undefined, flag: string, min: number, max: number): number | undefined {
   if (text === undefined) return undefined;
@@ -51,8 +57,9 @@ export function redisConfigFrom(p: Parsed): RedisConfig | undefined {
   const prefix = str(p, 'redis-prefix');
   const waitReplicas = whole(str(p, 'redis-wait-replicas'), 'redis-wait-replicas', 0, 1000);
   const waitTimeoutMs = whole(str(p, 'redis-wait-ms'), 'redis-wait-ms', 1, 499);
+  const failFastMs = whole(str(p, 'redis-fail-fast-ms'), 'redis-fail-fast-ms', 0, 3_600_000);
   if (texts.length === 0) {
-    const stray = (['redis-prefix', 'redis-wait-replicas', 'redis-wait-ms'] as const).find((f) => str(p, f) !== undefined);
+    const stray = (['redis-prefix', 'redis-wait-replicas', 'redis-wait-ms', 'redis-fail-fast-ms'] as const).find((f) => str(p, f) !== undefined);
     if (stray !== undefined) throw new UsageError(`--${stray} applies to the Redis store: give --redis <target> too`);
     return undefined;
   }
@@ -70,5 +77,6 @@ export function redisConfigFrom(p: Parsed): RedisConfig | undefined {
     ...(prefix === undefined ? {} : { prefix }),
     ...(waitReplicas === undefined ? {} : { waitReplicas }),
     ...(waitTimeoutMs === undefined ? {} : { waitTimeoutMs }),
+    ...(failFastMs === undefined ? {} : { failFastMs }),
   };
 }

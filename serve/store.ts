@@ -60,6 +60,8 @@ export interface RedisConnect {
   prefix?: string;
   waitReplicas?: number;
   waitTimeoutMs?: number;
+  /** How long commands fail at once after one timed out (`failFastMs`); the store's default otherwise. */
+  failFastMs?: number;
   /** Idle sessions' keys expire after this many seconds (`--session-idle`); the store's default otherwise. */
   ttlSeconds?: number;
 }
@@ -74,6 +76,7 @@ export async function connectRedis(where: string | RedisConnect, prefix: string 
     ...(p === undefined ? {} : { prefix: p }),
     ...(c.waitReplicas === undefined ? {} : { waitReplicas: c.waitReplicas }),
     ...(c.waitTimeoutMs === undefined ? {} : { waitTimeoutMs: c.waitTimeoutMs }),
+    ...(c.failFastMs === undefined ? {} : { failFastMs: c.failFastMs }),
     ...(c.ttlSeconds === undefined ? {} : { ttlSeconds: c.ttlSeconds }),
   });
   try {

@@ -296,6 +296,36 @@ describeTopology('a real Redis Cluster (3 primaries, 3 replicas)', () => {
     expect(again.counters['t/TOTAL']).toEqual({ fire_count: 1, breaker_count: 0 });
   });
 
+  it("a slot's record that lost one store's own writes: that store finds it whatever another wrote there, marks the slot for the other, and one acknowledgement clears every mark", async () => {
+    const prefix = uniquePrefix('ownseq');
+    const a = await newStore(prefix);
+    const b = await newStore(prefix);
+    const [ea, eb] = [engineFor(a), engineFor(b)];
+    const errored = (d: Decision) => d.applied.some((t) => t.outcome === 'errored');
+    const slot = a.sessionSlot('own');
+    const [sa, sb] = sessionsInSlot(a, slot, 2) as [string, string];
+    for (let i = 0; i < 3; i++) expect(errored(await ea.decideAsync(call('count', {}, sa)))).toBe(false);
+    // The slot's record goes back to before A's last two writes (as a restore of the shard would
+    // put it), while B's writes there carry the slot's write sequence past what A saw.
+    await (a.redis as Cluster).set(a.ownSequenceKey(sa), '1');
+    for (let i = 0; i < 5; i++) expect(errored(await eb.decideAsync(call('count', { i }, sb)))).toBe(false);
+    expect(b.dataLoss).toBeUndefined();
+    const d = await ea.decideAsync(call('count', {}, sa));
+    expect(d.decision).toBe('block'); // TOTAL is fail_closed
+    expect(a.dataLoss?.reason).toBe('store-sequence');
+    expect(a.dataLoss?.slot).toBe(slot);
+    expect(a.dataLoss?.own).toEqual({ expected: 3, found: 1 });
+    // B refuses in that slot from its next call, and so does a store started now (the root is marked).
+    expect(errored(await eb.decideAsync(call('count', {}, sb)))).toBe(true);
+    expect(b.dataLoss?.reason).toBe('marked');
+    const late = await newStore(prefix);
+    expect(errored(await engineFor(late).decideAsync(call('count', {}, 'elsewhere')))).toBe(true);
+    // One acknowledgement: every store counts again, from what the slot holds.
+    await b.acknowledgeDataLoss();
+    for (const [e, session] of [[ea, sa], [eb, sb], [engineFor(late), 'elsewhere']] as const) expect(errored(await e.decideAsync(call('count', {}, session))), session).toBe(false);
+    expect([a.dataLoss, b.dataLoss, late.dataLoss]).toEqual([undefined, undefined, undefined]);
+  });
+
   /**
    * A primary's failover, then its return as a replica. With `waitReplicas: 1` a decision reports
    * an increment applied only once a replica holds it, so the promoted replica has every one; while

@@ -86,11 +86,12 @@ describe('the --redis options', () => {
 
   it('give a target, prefix and WAIT, or nothing without --redis', () => {
     expect(config([])).toBeUndefined();
-    expect(config(['--redis', 'redis+cluster://a:1', '--redis', 'redis+cluster://b:2', '--redis-prefix', 'gw:', '--redis-wait-replicas', '1', '--redis-wait-ms', '50'])).toEqual({
+    expect(config(['--redis', 'redis+cluster://a:1', '--redis', 'redis+cluster://b:2', '--redis-prefix', 'gw:', '--redis-wait-replicas', '1', '--redis-wait-ms', '50', '--redis-fail-fast-ms', '250'])).toEqual({
       target: { kind: 'cluster', nodes: [{ host: 'a', port: 1 }, { host: 'b', port: 2 }], tls: false },
       prefix: 'gw:',
       waitReplicas: 1,
       waitTimeoutMs: 50,
+      failFastMs: 250,
     });
   });
 
@@ -100,6 +101,8 @@ describe('the --redis options', () => {
     expect(() => config(['--redis', 'redis://a', '--redis-wait-replicas', 'two'])).toThrow(/--redis-wait-replicas takes a whole number from 0 to 1000, not `two`/);
     expect(() => config(['--redis', 'redis://a', '--redis-wait-replicas', '1', '--redis-wait-ms', '500'])).toThrow(/--redis-wait-ms takes a whole number from 1 to 499/);
     expect(() => config(['--redis', 'redis://a', '--redis-prefix', 'a{b'])).toThrow(/must not contain \{ or \}/);
+    expect(() => config(['--redis', 'redis://a', '--redis-fail-fast-ms', '-1'])).toThrow(/--redis-fail-fast-ms takes a whole number from 0 to 3600000/);
+    expect(() => config(['--redis-fail-fast-ms', '100'])).toThrow(/--redis-fail-fast-ms applies to the Redis store/);
     expect(() => config(['--redis', 'redis+sentinel://a'])).toThrow(/^--redis: Redis target "redis\+sentinel:\/\/a": the master name is missing/);
   });
 

@@ -25,11 +25,11 @@ describeRedis('binary', 'a redis-server that is killed, stopped or refuses write
     await Promise.all(servers.splice(0).map((s) => s.stop()));
   });
 
-  async function setup(timeoutMs = 300): Promise<{ srv: RedisServer; store: RedisCounterStore; prefix: string }> {
+  async function setup(timeoutMs = 300, extra: { failFastMs?: number } = {}): Promise<{ srv: RedisServer; store: RedisCounterStore; prefix: string }> {
     const srv = await startRedis();
     servers.push(srv);
     const prefix = uniquePrefix('fail');
-    const store = new RedisCounterStore({ url: srv.url, prefix, timeoutMs });
+    const store = new RedisCounterStore({ url: srv.url, prefix, timeoutMs, ...extra });
     stores.push(store);
     await store.ready();
     return { srv, store, prefix };
@@ -207,10 +207,10 @@ describeRedis('binary', 'a redis-server that is killed, stopped or refuses write
       expect(trace(late)).toEqual(['t/HOOK:errored']);
       expect({ decision: late.decision, rule: late.rule }).toEqual({ decision: 'block', rule: 't/HOOK' });
       expect(late.applied[0]?.error?.message).toMatch(/refused the write: Command timed out/);
-      // While stopped, reads time out too.
+      // While stopped, reads fail too: at once, since a command timed out a moment ago (failFastMs).
       const stalled = await Promise.all(Array.from({ length: 6 }, (_, i) => decide(call('count', { i }))));
       for (const d of stalled) expect(classify(d)).toBe('on_error');
-      expect(stalled[0]?.applied[0]?.error?.message).toMatch(/could not be read: Command timed out/);
+      expect(stalled[0]?.applied[0]?.error?.message).toMatch(/could not be read: oarc: not sent: a command to the counter store timed out/);
       srv.resume();
 
       expect(await store.settled(20_000)).toBe(true);
@@ -219,6 +219,75 @@ describeRedis('binary', 'a redis-server that is killed, stopped or refuses write
       expect(normal(await dumpCounters(srv.url, prefix))).toEqual(normal(reportedApplied(all)));
       // The late write did reach Redis (the key exists) and was undone.
       expect(await srv.command('HGET', `${prefix}{${Buffer.from('s').toString('hex')}}:t/HOOK`, 'f')).toBe('$1\r\n0\r\n');
+    });
+  });
+
+  describe('a stalled server fails at once after a timeout (failFastMs)', () => {
+    it('decisions of one session, queued behind each other, finish in about one timeout, not one each; one probe at a time; after SIGCONT counting resumes exactly', async () => {
+      const timeout = 300;
+      const { srv, store, prefix } = await setup(timeout, { failFastMs: 1500 });
+      const engine = engineFor(store);
+      const all: { d: Decision; session: string }[] = [];
+      const decide = async (o: ReturnType<typeof call>) => {
+        const d = await engine.decideAsync(o);
+        all.push({ d, session: o.session as string });
+        return d;
+      };
+      for (let i = 0; i < 3; i++) expect(classify(await decide(call('count', { i })))).toBe('ok');
+
+      srv.pause(); // TCP stays up: every command would wait for its timeout
+      // 20 occurrences of one session at once: decideAsync runs them one after the other.
+      let t0 = Date.now();
+      const batch = await Promise.all(Array.from({ length: 20 }, (_, i) => decide(call('count', { i }))));
+      const batchMs = Date.now() - t0;
+      for (const d of batch) expect(classify(d)).toBe('on_error');
+      expect(batch[0]?.applied[0]?.error?.message).toMatch(/could not be read: Command timed out/);
+      expect(batch[1]?.applied[0]?.error?.message).toMatch(/could not be read: .*not sent: a command to the counter store timed out \d+ ms ago/);
+      // One timeout, then every other decision fails at once (before: 20 timeouts, 6 s).
+      expect(batchMs).toBeLessThan(3 * timeout);
+      // Awaited one by one, the same.
+      t0 = Date.now();
+      for (let i = 0; i < 10; i++) expect(classify(await decide(call('count', { i }, 'other')))).toBe('on_error');
+      expect(Date.now() - t0).toBeLessThan(timeout);
+
+      // After the interval one command is let through to probe; meanwhile the others fail at once.
+      await sleep(1600);
+      t0 = Date.now();
+      const probing = await Promise.all(Array.from({ length: 6 }, (_, i) => decide(call('count', { i }, `p${i}`))));
+      for (const d of probing) expect(classify(d)).toBe('on_error');
+      expect(probing.filter((d) => /Command timed out$/.test(d.applied[0]?.error?.message ?? ''))).toHaveLength(1);
+      expect(Date.now() - t0).toBeLessThan(3 * timeout);
+
+      srv.resume();
+      // The first decision after the interval probes, is answered, and counting resumes.
+      const resumedAt = Date.now();
+      let failedAfter = 0;
+      while (classify(await decide(call('count', { n: failedAfter }))) === 'on_error') {
+        failedAfter++;
+        expect(Date.now() - resumedAt, 'counting resumed within the interval and a timeout').toBeLessThan(1500 + 2 * timeout);
+        await sleep(20);
+      }
+      for (let i = 0; i < 5; i++) expect(classify(await decide(call('count', { i })))).toBe('ok');
+      expect(await store.settled(20_000)).toBe(true);
+      // Exactly: the counters hold what the decisions reported applied, no more, no less.
+      expect(normal(await dumpCounters(srv.url, prefix))).toEqual(normal(reportedApplied(all)));
+    }, 30_000);
+
+    it('failFastMs 0 turns it off: every command waits for its own timeout', async () => {
+      const timeout = 150;
+      const { srv, store } = await setup(timeout, { failFastMs: 0 });
+      const engine = engineFor(store);
+      expect(classify(await engine.decideAsync(call('count')))).toBe('ok');
+      srv.pause();
+      const t0 = Date.now();
+      for (let i = 0; i < 4; i++) expect(classify(await engine.decideAsync(call('count', { i })))).toBe('on_error');
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(4 * timeout - 20);
+      srv.resume();
+      expect(await store.settled(20_000)).toBe(true);
+    }, 30_000);
+
+    it('rejects a failFastMs that is not a whole number of milliseconds', () => {
+      expect(() => new RedisCounterStore({ url: 'redis://127.0.0.1:1', failFastMs: -1 })).toThrow(/failFastMs/);
     });
   });
 

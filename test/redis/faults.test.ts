@@ -37,6 +37,7 @@ describeRedis('binary', 'a redis-server that is killed, restarted empty or resto
     return { srv, store };
   }
 
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const errored = (d: Decision) => d.applied.some((t) => t.outcome === 'errored');
   const messages = (d: Decision) => d.applied.flatMap((t) => (t.error ? [t.error.message] : []));
 
@@ -131,6 +132,127 @@ describeRedis('binary', 'a redis-server that is killed, restarted empty or resto
       expect(errored(d)).toBe(true);
       expect(messages(d).join('\n')).toMatch(/write sequence 1, below the 2 already acknowledged/);
     }, 30_000);
+  });
+
+  describe('a restore of older data, whichever store touches Redis first ([OAR-FIRE-9])', () => {
+    /** Another store (another gateway replica) on the same server and prefix. */
+    async function peer(srv: RedisServer, of: RedisCounterStore): Promise<RedisCounterStore> {
+      const s = new RedisCounterStore({ url: srv.url, prefix: (of as unknown as { prefix: string }).prefix, timeoutMs: 300 });
+      stores.push(s);
+      await s.ready();
+      return s;
+    }
+    const esc = (engine: ReturnType<typeof engineFor>, session: string) => engine.decideAsync(call('esc', { same: 1 }, session));
+
+    it("another store's writes after the restore do not hide it: the store whose writes were lost detects it, and marks it for every store", async () => {
+      const { srv, store: b } = await setup();
+      const a = await peer(srv, b);
+      const [ea, eb] = [engineFor(a), engineFor(b)];
+      expect(errored(await eb.decideAsync(call('count', {}, 'bob')))).toBe(false);
+      const backup = srv.backup();
+      const before: string[] = [];
+      for (let i = 0; i < 3; i++) before.push((await esc(ea, 'alice')).decision);
+      expect(before).toEqual(['none', 'nudge', 'block']);
+      await srv.restoreFrom(backup); // alice's three decisions are gone
+      await Promise.all([a.ready(), b.ready()]);
+      // B lost none of its own writes: it decides, and its writes carry the deployment's write
+      // sequence back up past what A saw acknowledged.
+      for (let i = 0; i < 4; i++) expect(errored(await eb.decideAsync(call('count', { i }, `bob${i}`)))).toBe(false);
+      expect(b.dataLoss).toBeUndefined();
+      // A's own write sequence is behind what it saw acknowledged: alice's breaker is not silently reset.
+      const d = await esc(ea, 'alice');
+      expect(d.decision).not.toBe('none');
+      expect(errored(d)).toBe(true);
+      // (Two writes: the blocking decision counted nothing.)
+      expect(messages(d).join('\n')).toMatch(/writes of its own are gone: its own write sequence is 0, below the 2 it saw acknowledged/);
+      expect(a.dataLoss?.reason).toBe('store-sequence');
+      // A marked the record: B refuses counters from its next call, and so does a store started now.
+      const db = await eb.decideAsync(call('count', {}, 'bob'));
+      expect(errored(db)).toBe(true);
+      expect(messages(db).join('\n')).toMatch(new RegExp(`store ${a.id} marked the record lost: writes of its own are gone`));
+      expect(b.dataLoss?.reason).toBe('marked');
+      const c = await peer(srv, b);
+      expect(errored(await engineFor(c).decideAsync(call('count', {}, 'carol')))).toBe(true);
+      expect(c.dataLoss?.reason).toBe('marked');
+
+      // One acknowledgement, on any store, is the operator's word for the deployment: every store
+      // counts again, from what Redis holds (alice starts over).
+      await a.acknowledgeDataLoss();
+      expect(a.dataLoss).toBeUndefined();
+      expect((await esc(ea, 'alice')).decision).toBe('none');
+      expect(errored(await eb.decideAsync(call('count', {}, 'bob')))).toBe(false);
+      expect(b.dataLoss).toBeUndefined();
+      expect(errored(await engineFor(c).decideAsync(call('count', {}, 'carol')))).toBe(false);
+    }, 30_000);
+
+    it("after an acknowledgement, a call that found the old loss while another call of its store adopted the acknowledgement does not report it anew", async () => {
+      const { srv, store: b } = await setup();
+      const a = await peer(srv, b);
+      const eb = engineFor(b);
+      const backup = srv.backup();
+      await esc(engineFor(a), 'alice');
+      for (let i = 0; i < 3; i++) await esc(eb, 'bob');
+      await srv.restoreFrom(backup);
+      await Promise.all([a.ready(), b.ready()]);
+      expect(errored(await esc(engineFor(a), 'alice'))).toBe(true);
+      await a.acknowledgeDataLoss();
+      // B's first call finds its stale floor and asks the root for its generation — an answer that
+      // arrives late here — while B's second call finds the same, learns of the acknowledgement
+      // and adopts it. The first call's late answer must not then read as a new loss.
+      const client = b.redis as unknown as { hmget: (...a: unknown[]) => Promise<unknown> };
+      const hmget = client.hmget.bind(client);
+      let delayed = 0;
+      client.hmget = (...args: unknown[]) => {
+        const p = hmget(...args);
+        return args.length === 2 && args[1] === 'g' && delayed++ === 0 ? p.then(async (r) => (await sleep(150), r)) : p;
+      };
+      const first = esc(eb, 's1');
+      await sleep(50);
+      const second = await esc(eb, 's2');
+      const d1 = await first;
+      expect([d1.decision, second.decision]).toEqual(['none', 'none']);
+      expect(b.dataLoss).toBeUndefined();
+      expect(errored(await esc(engineFor(a), 'alice'))).toBe(false); // no new mark stops A
+      expect(a.dataLoss).toBeUndefined();
+    }, 30_000);
+
+    it('after an acknowledgement, a store that had not yet seen the loss resumes too, instead of reporting it again', async () => {
+      const { srv, store: b } = await setup();
+      const a = await peer(srv, b);
+      const [ea, eb] = [engineFor(a), engineFor(b)];
+      const backup = srv.backup();
+      // Both lose writes of their own.
+      for (let i = 0; i < 2; i++) await esc(ea, 'alice');
+      for (let i = 0; i < 2; i++) await esc(eb, 'bob');
+      await srv.restoreFrom(backup);
+      await Promise.all([a.ready(), b.ready()]);
+      expect(errored(await esc(ea, 'alice'))).toBe(true);
+      await a.acknowledgeDataLoss();
+      // B's own sequence is still below what it saw: the acknowledgement (a newer generation in the
+      // record) tells it the loss was accepted, so it adopts what Redis holds instead of marking again.
+      expect((await esc(eb, 'bob')).decision).toBe('none');
+      expect(b.dataLoss).toBeUndefined();
+      expect((await esc(ea, 'alice')).decision).toBe('none');
+      expect(a.dataLoss).toBeUndefined();
+    }, 30_000);
+  });
+
+  describe("a store's own write sequence expires (markerTtlSeconds)", () => {
+    it('a store idle past it forgets its floor rather than reading the expired key as a loss', async () => {
+      const srv = await startRedis();
+      servers.push(srv);
+      const store = new RedisCounterStore({ url: srv.url, prefix: uniquePrefix('idle'), timeoutMs: 300, markerTtlSeconds: 1 });
+      stores.push(store);
+      await store.ready();
+      const engine = engineFor(store);
+      for (let i = 0; i < 3; i++) expect(errored(await engine.decideAsync(call('count', {}, 'x')))).toBe(false);
+      expect(await srv.command('GET', store.ownSequenceKey('x').toString())).toBe('$1\r\n3\r\n');
+      await new Promise((r) => setTimeout(r, 1300));
+      expect(await srv.command('EXISTS', store.ownSequenceKey('x').toString())).toBe(':0\r\n'); // gone
+      const d = await engine.decideAsync(call('count', {}, 'x'));
+      expect(messages(d)).toEqual([]);
+      expect(store.dataLoss).toBeUndefined();
+    });
   });
 
   describe('keys encode strings losslessly', () => {

@@ -7,6 +7,7 @@
  *   const srv = await startRedis();      // srv.url, srv.port
  *   await srv.kill9(); await srv.restart();
  *   srv.pause(); srv.resume();           // SIGSTOP / SIGCONT: a server that stops answering
+ *   const b = srv.backup(); …; await srv.restoreFrom(b);   // a restore of older data
  *   await srv.stop();
  *
  * `sharedRedisUrl()` is `OARC_REDIS_URL` when set (`.ci/run` starts one server for the whole run),
@@ -18,7 +19,7 @@
  * nothing is skipped: a missing server fails those tests, with the error `startRedis` gives.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -107,9 +108,16 @@ export interface RedisServer {
   /** SIGSTOP: the server keeps its connections but answers nothing until `resume()`. */
   pause(): void;
   resume(): void;
+  /**
+   * Copy the data as it is now (the append-only file, fsynced on every write: everything
+   * acknowledged so far), as a backup an operator would take; returns where it is.
+   */
+  backup(): string;
+  /** kill -9, replace the data with a `backup()`, and start again: older data restored. */
+  restoreFrom(backup: string): Promise<void>;
   /** Send one command over a fresh connection and return the raw RESP reply. */
   command(...args: string[]): Promise<string>;
-  /** Stop the server and remove its directory. */
+  /** Stop the server and remove its directory (and its backups). */
   stop(): Promise<void>;
 }
 
@@ -164,6 +172,7 @@ export async function startRedis(): Promise<RedisServer> {
     await Promise.race([waitFor(`redis-server on port ${port}`, 10_000, async () => (await rawCommand(port, ['PING'], 500)).startsWith('+PONG')), exited]);
   };
 
+  const backups: string[] = [];
   const dead = (p: ChildProcess) =>
     p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => p.once('exit', () => r()));
 
@@ -192,6 +201,20 @@ export async function startRedis(): Promise<RedisServer> {
     pause() {
       proc.kill('SIGSTOP');
     },
+    backup() {
+      const to = mkdtempSync(join(tmpdir(), 'oarc-redis-backup-'));
+      backups.push(to);
+      cpSync(dir, to, { recursive: true });
+      return to;
+    },
+    async restoreFrom(backup: string) {
+      proc.kill('SIGCONT');
+      proc.kill('SIGKILL');
+      await dead(proc);
+      for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
+      cpSync(backup, dir, { recursive: true });
+      await launch();
+    },
     resume() {
       proc.kill('SIGCONT');
     },
@@ -207,6 +230,7 @@ export async function startRedis(): Promise<RedisServer> {
         clearTimeout(t);
       }
       rmSync(dir, { recursive: true, force: true });
+      for (const b of backups.splice(0)) rmSync(b, { recursive: true, force: true });
     },
   };
   return server;

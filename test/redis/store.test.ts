@@ -54,8 +54,10 @@ describeRedis('server', 'the Redis counter store against a real redis-server', (
 
       const tag = `{${hex('sess-1')}}`;
       const keys = (await raw.keys(`${prefix}*`)).sort();
-      // the counters, this store's write record, the session's version and activity window, the store's epoch
-      expect(keys).toEqual([`${prefix}${tag}!w:${store.id}`, `${prefix}${tag}!v`, `${prefix}${tag}!a`, `${prefix}${tag}:t/COUNT#${fp}`, `${prefix}${tag}:t/TOTAL`, `${prefix}epoch`].sort());
+      // the counters, this store's write record, the session's version and activity window, the
+      // epoch record, and this store's own write sequence beside it (which expires: see below)
+      expect(keys).toEqual([`${prefix}${tag}!w:${store.id}`, `${prefix}${tag}!v`, `${prefix}${tag}!a`, `${prefix}${tag}:t/COUNT#${fp}`, `${prefix}${tag}:t/TOTAL`, `${prefix}epoch`, `${prefix}epoch:q:${store.id}`].sort());
+      expect(await raw.get(`${prefix}epoch:q:${store.id}`)).toBe('1');
       expect(await raw.get(`${prefix}${tag}!v`)).toBe('1');
       expect(await raw.lrange(`${prefix}${tag}!a`, 0, -1)).toEqual(['count']);
       expect(await raw.hgetall(`${prefix}${tag}:t/TOTAL`)).toEqual({ f: '1', b: '0', rf: '0', rb: '0' });
@@ -66,12 +68,15 @@ describeRedis('server', 'the Redis counter store against a real redis-server', (
       }
     });
 
-    it('keeps counters without a TTL when ttlSeconds is 0 (the write record still expires)', async () => {
+    it('keeps counters without a TTL when ttlSeconds is 0 (the write record and the own write sequence still expire)', async () => {
       const prefix = uniquePrefix('nottl');
       const store = await newStore({ prefix, ttlSeconds: 0 });
       await engineFor(store).decideAsync(call('count', {}, 's'));
       expect(await raw.ttl(`${prefix}{${hex('s')}}:t/TOTAL`)).toBe(-1);
       expect(await raw.ttl(store.recordKey('s'))).toBeGreaterThan(0);
+      // So does the store's own write sequence: one key per store instance ever started, each gone
+      // a day after that store's last write.
+      expect(await raw.ttl(store.ownSequenceKey('s'))).toBeGreaterThan(86_000);
     });
 
     it('a scoped rule with an empty scope value has its own counter, distinct from the unscoped spelling', async () => {
