@@ -44,6 +44,17 @@ describeRedis('binary', 'a redis-server that is killed, stopped or refuses write
    * Every decision of the count pack is either fully applied, or went down on_error with nothing
    * applied; anything else fails the test.
    */
+  /** Decides through `engine`, keeping every decision with its session for the final count check. */
+  function recording(engine: ReturnType<typeof engineFor>) {
+    const all: { d: Decision; session: string }[] = [];
+    const decide = async (o: ReturnType<typeof call>): Promise<Decision> => {
+      const d = await engine.decideAsync(o);
+      all.push({ d, session: o.session as string });
+      return d;
+    };
+    return { all, decide };
+  }
+
   function classify(d: Decision): Kind {
     const fired = d.onFire.map((s) => `${s.rule}:${s.action}`);
     if (!d.applied.some((t) => t.outcome === 'errored')) {
@@ -191,12 +202,7 @@ describeRedis('binary', 'a redis-server that is killed, stopped or refuses write
     it('a stopped server (SIGSTOP): decisions time out down on_error, a late write is undone, counting resumes', async () => {
       const { srv, store, prefix } = await setup(250);
       const engine = engineFor(store);
-      const all: { d: Decision; session: string }[] = [];
-      const decide = async (o: ReturnType<typeof call>) => {
-        const d = await engine.decideAsync(o);
-        all.push({ d, session: o.session as string });
-        return d;
-      };
+      const { all, decide } = recording(engine);
       for (let i = 0; i < 5; i++) expect(classify(await decide(call('count', { i })))).toBe('ok');
 
       // Stopped between the read and the write: the write times out, reaches the server when it
@@ -227,12 +233,7 @@ describeRedis('binary', 'a redis-server that is killed, stopped or refuses write
       const timeout = 300;
       const { srv, store, prefix } = await setup(timeout, { failFastMs: 1500 });
       const engine = engineFor(store);
-      const all: { d: Decision; session: string }[] = [];
-      const decide = async (o: ReturnType<typeof call>) => {
-        const d = await engine.decideAsync(o);
-        all.push({ d, session: o.session as string });
-        return d;
-      };
+      const { all, decide } = recording(engine);
       for (let i = 0; i < 3; i++) expect(classify(await decide(call('count', { i })))).toBe('ok');
 
       srv.pause(); // TCP stays up: every command would wait for its timeout
