@@ -135,24 +135,37 @@ export function macrotask(): Promise<void> {
  */
 export class SnapshotStore implements CounterStore {
   private readonly values = new Map<string, CounterValues>();
+  /** The ops this evaluation adds to what the shared store holds: the next batch write. */
   readonly pending: CounterOp[] = [];
+  /** Keys of `committed` this evaluation wrote again (see `kept`). */
+  private readonly touched = new Set<string>();
 
   /**
    * `readFailure`: the batch read failed, and every read says so. `writeFailure`: the batch write
-   * failed, and every write says so — the engine then routes each writing rule to its `on_error`.
+   * failed, and every write of a key not in `committed` says so — the engine then routes each
+   * writing rule to its `on_error`. `committed`: keys an earlier pass of this occurrence already
+   * wrote to the shared store; this pass's ops on them are those same ops (the evaluation is
+   * deterministic up to the event refusal that caused the pass), so they are counted, not sent
+   * again, and cannot be taken back.
    */
   constructor(
     keys: readonly CounterKey[],
     readonly initial: readonly CounterValues[],
     private readonly readFailure?: string,
     private readonly writeFailure?: string,
+    private readonly committed: ReadonlySet<string> = NONE,
   ) {
     keys.forEach((k, i) => this.values.set(counterKeyString(k), { ...(initial[i] ?? ZERO_COUNTERS) }));
   }
 
   /** Why every write will be refused, when that is known before any is tried. */
   refusal(): string | undefined {
-    return this.writeFailure ?? this.readFailure;
+    return this.readFailure ?? (this.committed.size === 0 ? this.writeFailure : undefined);
+  }
+
+  /** Why a write of `key` will be refused: the batch write failed and the key was not written before it. */
+  room(key: CounterKey): string | undefined {
+    return this.writeFailure !== undefined && !this.committed.has(counterKeyString(key)) ? this.writeFailure : undefined;
   }
 
   read(key: CounterKey): CounterValues {
@@ -164,16 +177,22 @@ export class SnapshotStore implements CounterStore {
 
   /** Collects the ops and applies them to the snapshot, so the decision reports the new values. */
   apply(ops: readonly CounterOp[]): void {
-    if (this.writeFailure !== undefined) throw new Error(this.writeFailure);
     for (const op of ops) {
-      this.pending.push(op);
+      const id = counterKeyString(op.key);
+      if (this.committed.has(id)) this.touched.add(id);
+      else if (this.writeFailure !== undefined) throw new Error(this.writeFailure);
+      else this.pending.push(op);
       applyCounterOp(this.values, op);
     }
   }
 
-  /** A withdrawn rule's writes never reach the store: its ops leave the batch (one rule owns a key). */
-  restore(key: CounterKey, values: CounterValues): void {
+  /**
+   * A withdrawn rule's writes never reach the store: its ops leave the batch (one rule owns a
+   * key). False for a key already written: those writes stand, and the decision reports them.
+   */
+  restore(key: CounterKey, values: CounterValues): boolean {
     const id = counterKeyString(key);
+    if (this.committed.has(id)) return false;
     let n = 0;
     for (const op of this.pending) if (counterKeyString(op.key) !== id) this.pending[n++] = op;
     this.pending.length = n;
@@ -182,5 +201,29 @@ export class SnapshotStore implements CounterStore {
       v.fire_count = values.fire_count;
       v.breaker_count = values.breaker_count;
     }
+    return true;
+  }
+
+  /**
+   * The keys written by an earlier pass that this one did not write again — rules a refused event
+   * left unreached ([OAR-EVAL-12]) — with the values `written` gave them: the store holds them, so
+   * the decision reports them ([OAR-FIRE-9]: nothing applied goes unreported).
+   */
+  kept(keys: readonly CounterKey[], written: readonly CounterOp[]): { key: CounterKey; values: CounterValues }[] {
+    const out: { key: CounterKey; values: CounterValues }[] = [];
+    if (this.committed.size === this.touched.size) return out;
+    keys.forEach((key, i) => {
+      const id = counterKeyString(key);
+      if (!this.committed.has(id) || this.touched.has(id)) return;
+      const values = new Map([[id, { ...(this.initial[i] ?? ZERO_COUNTERS) }]]);
+      for (const op of written) if (counterKeyString(op.key) === id) applyCounterOp(values, op);
+      const before = this.initial[i] ?? ZERO_COUNTERS;
+      const after = values.get(id) as CounterValues;
+      // [OAR-CONF-21] only a counter whose value changed.
+      if (after.fire_count !== before.fire_count || after.breaker_count !== before.breaker_count) out.push({ key, values: after });
+    });
+    return out;
   }
 }
+
+const NONE: ReadonlySet<string> = new Set();

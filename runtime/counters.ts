@@ -59,10 +59,11 @@ export interface CounterStore {
    * Optional: put one counter back to `values`, what the occurrence read before writing it. The
    * engine calls it to withdraw the writes of a rule whose later side-effect failed, which makes
    * the rule one that cannot be evaluated and so applies no side-effect ([OAR-FIRE-9],
-   * [OAR-OPS-4]), and of rules a late failure left unreached ([OAR-EVAL-12]). A store without it
-   * keeps such writes, and the decision reports them as applied.
+   * [OAR-OPS-4]), and of rules a late failure left unreached ([OAR-EVAL-12]). A store without it,
+   * or whose `restore` returns false (it cannot take that write back), keeps such writes, and the
+   * decision reports them as applied.
    */
-  restore?(key: CounterKey, values: CounterValues): void;
+  restore?(key: CounterKey, values: CounterValues): void | boolean;
 }
 
 /** `<qualified id>` or `<qualified id>#<scope value>` ([OAR-CONF-33]). */
@@ -132,7 +133,7 @@ export function checkedCounters(store: CounterStore): CounterStore {
     forgetSession: (session) => store.forgetSession?.(session),
     begin: (session, at) => store.begin?.(session, at),
     end: () => store.end?.(),
-    ...(typeof store.restore === 'function' ? { restore: (key: CounterKey, values: CounterValues) => (store.restore as NonNullable<CounterStore['restore']>).call(store, key, values) } : {}),
+    ...(typeof store.restore === 'function' ? { restore: (key: CounterKey, values: CounterValues) => (store.restore as NonNullable<CounterStore['restore']>).call(store, key, values) !== false } : {}),
   };
 }
 

@@ -27,8 +27,9 @@
  * facts, detector results and counter snapshot.
  */
 import { checkBundle, type Bundle, type BundleRule, type BundleSymbol, type SideEffect } from './bundle.js';
-import { MemoryCounterStore, checkedCounters, isMemoryStore, counterKeyString, type CounterAction, type CounterKey, type CounterStore } from './counters.js';
+import { MemoryCounterStore, checkedCounters, isMemoryStore, counterKeyString, counterName, type CounterAction, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
 import { SnapshotStore, checkedAsyncCounters, isVersioned, macrotask, type AsyncCounterStore } from './async-counters.js';
+import { EventLedger } from './event-ledger.js';
 import { SessionQueue } from './session-queue.js';
 import { SessionTable, type SessionBound } from './session-table.js';
 import { askDetector, DETECTOR_BACKED_PROFILES, RESERVED_DETECTORS, type Detector } from './detectors.js';
@@ -477,65 +478,79 @@ class RuleEngine implements Engine {
     const windowSize = this.bundle.capability.activityWindow;
     const shares = versioned?.sharesActivity === true && windowSize > 0;
     const readWindow = shares && plan.flow && occ.recentActivity === undefined ? windowSize : 0;
-    // An event is published once per rule and occurrence, however often the occurrence is
-    // evaluated: a later evaluation does not publish again what an earlier one did.
-    const published = new Set<string>();
-    const sink = this.events;
-    const attemptSink = (): EventSink | undefined => {
-      if (sink === undefined) return undefined;
-      const before = new Set(published);
-      return {
-        publish: (event) => {
-          const r = before.has(event.rule) ? undefined : sink.publish(event);
-          published.add(event.rule);
-          return r;
-        },
-      };
-    };
+    // Events are recorded by each evaluation and published once its counter writes are in the
+    // store (runtime/event-ledger.ts): an evaluation thrown away never told the stream anything.
+    const ledger = this.events === undefined ? undefined : new EventLedger(this.events, published);
     for (let attempt = 1; ; attempt++) {
       // One batched read of every counter the selected rules may observe (and the shared window).
       // A read that fails leaves the snapshot empty: every rule that reads a counter then cannot
       // be evaluated.
-      let snapshot: SnapshotStore;
+      let initial: readonly CounterValues[] = [];
+      let readFailure: string | undefined;
       let version = '';
       let window: readonly string[] | Raise | undefined;
       try {
-        if (keys.length === 0 && readWindow === 0) snapshot = new SnapshotStore(keys, []);
-        else if (versioned !== undefined) {
-          const read = await versioned.readVersioned(session, keys, readWindow);
-          version = read.version;
-          window = read.activity;
-          snapshot = new SnapshotStore(keys, read.values);
-        } else snapshot = new SnapshotStore(keys, await store.readMany(keys));
+        if (keys.length > 0 || readWindow > 0) {
+          if (versioned !== undefined) {
+            const read = await versioned.readVersioned(session, keys, readWindow);
+            version = read.version;
+            window = read.activity;
+            initial = read.values;
+          } else initial = await store.readMany(keys);
+        }
       } catch (e) {
         await macrotask();
-        snapshot = new SnapshotStore([], [], `the counter store could not be read: ${describeThrown(e)}`);
+        readFailure = `the counter store could not be read: ${describeThrown(e)}`;
         // [OAR-OPS-3] a flow rule whose window could not be read cannot be evaluated either.
         if (readWindow > 0) window = new Raise('provider_failure', `the activity window could not be read: ${describeThrown(e)}`);
       }
-      const [decision, step] = this.evaluateShared(occ, snapshot, attemptSink(), memo, window);
-      const shared = shares && step !== undefined && decision.decision !== 'block' ? { tool: step, window: windowSize } : undefined;
-      if (snapshot.pending.length === 0 && shared === undefined) return this.admitted(session, decision, step);
-      // One atomic batched write of the increments and resets (and the step), after the decision.
-      let refused: string;
-      try {
-        if (versioned === undefined) {
-          await store.applyMany(snapshot.pending);
-          return this.admitted(session, decision, step);
+      // Passes over this read: each writes what the one before had not ([OAR-FIRE-6]: one
+      // snapshot), then publishes its events; a refused event makes its rule fail, and the next
+      // pass decides with that. Each pass refuses one event more or ends, so they are bounded.
+      const written: CounterOp[] = [];
+      const committed = new Set<string>();
+      let stepWritten = false;
+      let writeFailure: string | undefined;
+      for (;;) {
+        const snapshot = new SnapshotStore(readFailure === undefined ? keys : [], initial, readFailure, writeFailure, committed.size === 0 ? undefined : new Set(committed));
+        const [decision, step] = this.evaluateShared(occ, snapshot, ledger?.pass(), memo, window);
+        const shared = shares && !stepWritten && step !== undefined && decision.decision !== 'block' ? { tool: step, window: windowSize } : undefined;
+        if (snapshot.pending.length > 0 || shared !== undefined) {
+          // One atomic batched write of the increments and resets (and the step), after the decision.
+          let refused: string | undefined;
+          try {
+            if (versioned === undefined) await store.applyMany(snapshot.pending);
+            else {
+              // Only a first write is conditional: after one held (or an event reached the
+              // stream), reading afresh could decide differently from what was already applied.
+              const fresh = written.length === 0 && !stepWritten && !(ledger?.started ?? false);
+              if (!(await versioned.applyIfUnchanged(session, fresh ? version : '', snapshot.pending, shared))) {
+                if (attempt < MAX_ATTEMPTS) break;
+                refused = `the session's counters changed under each of ${MAX_ATTEMPTS} attempts (other replicas deciding for the same session)`;
+              }
+            }
+          } catch (e) {
+            await macrotask();
+            refused = describeThrown(e);
+          }
+          if (refused === undefined) {
+            for (const op of snapshot.pending) {
+              written.push(op);
+              committed.add(counterKeyString(op.key));
+            }
+            if (shared !== undefined) stepWritten = true;
+          } else if (snapshot.pending.length > 0) {
+            // [OAR-FIRE-9] the increments were not applied: every rule that declared one cannot
+            // be evaluated. Decide again against a snapshot that refuses writes, so each takes its
+            // on_error. (A lost step alone changes no decision: it is not retried.)
+            writeFailure = `the counter store refused the write: ${refused}`;
+            continue;
+          }
         }
-        if (await versioned.applyIfUnchanged(session, version, snapshot.pending, shared)) return this.admitted(session, decision, step);
-        if (attempt < MAX_ATTEMPTS) continue;
-        refused = `the session's counters changed under each of ${MAX_ATTEMPTS} attempts (other replicas deciding for the same session)`;
-      } catch (e) {
-        await macrotask();
-        refused = describeThrown(e);
+        if (ledger !== undefined && !ledger.publish()) continue;
+        for (const { key, values } of snapshot.kept(keys, written)) decision.counters[counterName(key)] = { ...values };
+        return this.admitted(session, decision, step);
       }
-      if (snapshot.pending.length === 0) return this.admitted(session, decision, step); // only the shared step was lost
-      // [OAR-FIRE-9] the increments were not applied: every rule that declared one cannot be
-      // evaluated. Decide again against a snapshot that refuses writes, so each takes its on_error.
-      const refusing = new SnapshotStore(keys, snapshot.initial, undefined, `the counter store refused the write: ${refused}`);
-      const [after, stepAfter] = this.evaluateShared(occ, refusing, attemptSink(), memo, window);
-      return this.admitted(session, after, stepAfter);
     }
   }
 

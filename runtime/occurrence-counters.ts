@@ -185,14 +185,15 @@ export class OccurrenceCounters implements CounterContext {
   /**
    * Take back what this occurrence wrote to `cell` (a rule that then failed, [OAR-OPS-4]): the
    * store puts the counter back to the value read before, and the change is no longer reported.
-   * False when the store cannot (a host store without `restore`): the writes stand, and are reported.
+   * False when the store cannot (a host store without `restore`, or one whose `restore` says it
+   * cannot): the writes stand, and are reported.
    */
   withdraw(cell: CounterCell): boolean {
     const i = this.written.indexOf(cell);
     const restore = this.store.restore;
     if (i < 0 || i >= this.writes || !this.applied[i] || restore === undefined) return false;
     const before = this.before[i] as CounterValues;
-    restore.call(this.store, cell.key, before);
+    if (restore.call(this.store, cell.key, before) === false) return false;
     this.applied[i] = false;
     keep(this.after[i], before);
     return true;

@@ -563,28 +563,98 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
     expect(d.events.map((e) => e.rule)).toEqual(['c/B_X']);
   });
 
-  it('[OAR-FIRE-9] [OAR-OPS-4] decideAsync: the refused rule\'s increment never reaches the store', async () => {
+  /** An async store over `mem` that logs each batch written, and refuses every write while `down()`. */
+  function asyncStore(mem: MemoryCounterStore, written: string[], down: () => boolean = () => false) {
+    return {
+      readMany: async (keys: readonly CounterKey[]) => keys.map((k) => ({ ...mem.read(k) })),
+      applyMany: async (ops: readonly CounterOp[]) => {
+        if (down()) throw new Error('redis down');
+        for (const op of ops) written.push(`${op.key.rule}:${op.action}`);
+        mem.apply(ops);
+      },
+    };
+  }
+
+  it('[OAR-FIRE-9] [OAR-OPS-4] decideAsync: an event refused after the batch write makes its rule fail; its increment, already in the store, stands and is reported', async () => {
+    // decideAsync publishes an occurrence's events once its counter writes are in the store
+    // (runtime/event-ledger.ts), so a failed write never leaves a published event behind; the
+    // price is this case: a write in a shared store cannot be taken back, so it is reported.
     for (const b of BACKENDS) {
       const mem = new MemoryCounterStore();
       const written: string[] = [];
+      const records: EventRecord[] = [];
       const h = harness({
         capability: CAP,
-        rules: [r('R', 'warn', { on_fire: ['increment_counter', 'publish_event'], on_error: 'fail_open' }), r('OK', 'nudge', { on_fire: ['increment_counter'] })],
-        options: () => ({
-          events: sink([], [], ['c/R']),
-          asyncCounters: {
-            readMany: async (keys: readonly CounterKey[]) => keys.map((k) => mem.read(k)),
-            applyMany: async (ops: readonly CounterOp[]) => {
-              for (const op of ops) written.push(`${op.key.rule}:${op.action}`);
-              mem.apply(ops);
-            },
-          },
-        }),
+        rules: [r('R', 'warn', { on_fire: ['increment_counter', 'publish_event'], on_error: 'fail_open' }), r('OK', 'nudge', { on_fire: ['increment_counter', 'publish_event'] })],
+        options: () => ({ events: sink([], records, ['c/R']), asyncCounters: asyncStore(mem, written) }),
       });
       const d = await h.engines[b].decideAsync({ anchor: PRE });
       expect(trace(d)).toEqual(['c/OK:fired', 'c/R:errored']);
-      expect(d.counters).toEqual({ 'c/OK': { fire_count: 1, breaker_count: 0 } });
-      expect(written).toEqual(['c/OK:increment_counter']);
+      expect(head(d)).toEqual({ decision: 'nudge', code: 'OK', rule: 'c/OK' });
+      expect(written).toEqual(['c/OK:increment_counter', 'c/R:increment_counter']);
+      expect(d.counters).toEqual({ 'c/OK': { fire_count: 1, breaker_count: 0 }, 'c/R': { fire_count: 1, breaker_count: 0 } });
+      expect(records.map((e) => e.rule)).toEqual(['c/OK']);
+      expect(d.events.map((e) => e.rule)).toEqual(['c/OK']);
+    }
+  });
+
+  it('[OAR-FIRE-9] decideAsync: a rule whose second event is refused is errored, not fired, whatever else fails at the occurrence', async () => {
+    for (const b of BACKENDS) {
+      for (const storeDown of [false, true]) {
+        let n = 0;
+        const published: string[] = [];
+        const h = harness({
+          capability: CAP,
+          rules: [r('X', 'warn', { on_fire: ['publish_event', 'publish_event'], on_error: 'fail_open' }), r('Y', 'nudge', { on_fire: ['increment_counter'], on_error: 'fail_open' })],
+          options: () => ({
+            events: { publish: (e: EventRecord) => { if (++n === 2) throw new Error('refused'); published.push(e.rule); } },
+            asyncCounters: asyncStore(new MemoryCounterStore(), [], () => storeDown),
+          }),
+        });
+        const d = await h.engines[b].decideAsync({ anchor: PRE });
+        expect(trace(d)).toEqual(storeDown ? ['c/X:errored', 'c/Y:errored'] : ['c/X:errored', 'c/Y:fired']);
+        expect(published).toEqual(['c/X']);
+        expect(d.events.map((e) => e.rule)).toEqual(['c/X']);
+      }
+    }
+  });
+
+  it('[OAR-FIRE-9] [OAR-OPS-4] [OAR-EVAL-12] decideAsync: a batch write that fails publishes no event of a rule it made fail, nor of a rule it left unreached', async () => {
+    for (const b of BACKENDS) {
+      const records: EventRecord[] = [];
+      const h = harness({
+        capability: CAP,
+        rules: [
+          r('A', 'warn', { on_fire: ['publish_event', 'increment_counter'], on_error: 'fail_closed' }),
+          r('C', 'nudge', { on_fire: ['publish_event'] }),
+        ],
+        options: () => ({ events: sink([], records), asyncCounters: asyncStore(new MemoryCounterStore(), [], () => true) }),
+      });
+      const d = await h.engines[b].decideAsync({ anchor: PRE });
+      expect(head(d)).toEqual({ decision: 'block', code: 'A', rule: 'c/A' });
+      expect(trace(d)).toEqual(['c/A:errored']);
+      expect(d.applied[0]?.error?.message).toMatch(/refused the write: redis down/);
+      expect(records).toEqual([]);
+      expect(d.events).toEqual([]);
+      expect(d.onFire).toEqual([]);
+    }
+  });
+
+  it('[OAR-EVAL-12] decideAsync: an event refused after the write ends the occurrence (fail_closed) before a rule whose increment the store holds: it stays reported', async () => {
+    for (const b of BACKENDS) {
+      const mem = new MemoryCounterStore();
+      const records: EventRecord[] = [];
+      const h = harness({
+        capability: CAP,
+        rules: [r('B', 'warn', { on_fire: ['publish_event'], on_error: 'fail_closed' }), r('C', 'nudge', { on_fire: ['increment_counter', 'publish_event'] })],
+        options: () => ({ events: sink([], records, ['c/B']), asyncCounters: asyncStore(mem, []) }),
+      });
+      const d = await h.engines[b].decideAsync({ anchor: PRE });
+      expect(head(d)).toEqual({ decision: 'block', code: 'B', rule: 'c/B' });
+      expect(trace(d)).toEqual(['c/B:errored']);
+      expect(records).toEqual([]); // C was not reached: its event is never published
+      expect(mem.read({ rule: 'c/C', session: '' }).fire_count).toBe(1);
+      expect(d.counters).toEqual({ 'c/C': { fire_count: 1, breaker_count: 0 } });
     }
   });
 

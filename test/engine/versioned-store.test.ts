@@ -59,6 +59,35 @@ describe('[OAR-FIRE-6] a write turned back by the version check', () => {
     });
   }
 
+  it('[OAR-FIRE-2] an evaluation the version check turned back published nothing: the rule that fired in it but passes in the next is never announced', async () => {
+    // X fires while Y has not counted yet. Another replica makes Y count between the read and
+    // the write, so the write is turned back and the occurrence read again: now X passes.
+    const rules = [
+      rule({ id: 'X', namespace: 'v', anchor: PRE, effect: 'warn', requires: { profiles: ['tool'] }, when: 'fire_count_of("Y") < 1', on_fire: ['publish_event'] }),
+      rule({ id: 'Y', namespace: 'v', anchor: PRE, effect: 'nudge', requires: { profiles: ['tool'] }, on_fire: ['increment_counter'] }),
+    ];
+    for (const backend of BACKENDS) {
+      const store = new Contended(0);
+      let raced = false;
+      const write = store.applyIfUnchanged.bind(store);
+      store.applyIfUnchanged = async (session, version, ops, step) => {
+        if (!raced) {
+          raced = true;
+          await store.applyMany([{ key: { rule: 'v/Y', session: 's' }, action: 'increment_counter' }]);
+          store.version++;
+        }
+        return write(session, version, ops, step);
+      };
+      const events: EventRecord[] = [];
+      const h = harness({ capability: CAP, rules, options: () => ({ asyncCounters: store, events: { publish: (e) => void events.push(e) } }) });
+      const d = await h.engines[backend].decideAsync({ anchor: PRE, session: 's', toolCall: { name: 'x' } });
+      expect(trace(d)).toEqual(['v/X:passed', 'v/Y:fired']);
+      expect(d.counters).toEqual({ 'v/Y': { fire_count: 2, breaker_count: 0 } });
+      expect(events).toEqual([]);
+      expect(d.events).toEqual([]);
+    }
+  });
+
   it('after 16 attempts the writing rule takes on_error, and nothing was applied', async () => {
     const store = new Contended(Infinity);
     const h = harness({ capability: CAP, rules: RULES, options: () => ({ asyncCounters: store }) });
