@@ -640,6 +640,16 @@ describe('oarc test', () => {
     expect(r.stdout.trimEnd().endsWith('</testsuites>')).toBe(true);
   });
 
+  it('--format junit: a path that cannot be read is an <error> in the XML and a line on stderr', () => {
+    const missing = join(tmp, 'nowhere.test.yaml');
+    const r = oarc(['test', missing, '--format', 'junit']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('<testsuites name="oarc test" tests="1" failures="0" errors="1">');
+    expect(r.stdout).toContain(`<error message="${missing}: cannot read: no such file or directory; check the path given to oarc test">`);
+    expect(r.stderr).toContain(`oarc test: ${missing}: cannot read: no such file or directory\n`);
+    expectNoStack(r);
+  });
+
   it('--coverage and --threshold: 8 of 9 rules is 88.88%, which meets 88.88 and misses 88.89', () => {
     const ok = oarc(['test', EXAMPLE_TEST, '--coverage', '--threshold', '88.88']);
     expect(ok.status, ok.stderr).toBe(0);

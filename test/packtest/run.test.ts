@@ -142,4 +142,13 @@ describe('runTests', () => {
     expect(xml).toContain(`<testcase name="&lt;&amp;&apos;&quot;&gt;" classname="${join(dir, 'junit.test.yaml')}"`);
     expect(xml).toContain('<failure message="decision: expected &quot;warn&quot;, actual &quot;block&quot;">');
   });
+
+  it('JUnit XML: a path that cannot be read is an <error>, so a CI report shows the run red', async () => {
+    const missing = join(dir, 'missing.test.yaml');
+    const r = await runTests([missing]);
+    const xml = formatJunit(r);
+    expect(xml).toContain('<testsuites name="oarc test" tests="1" failures="0" errors="1">');
+    expect(xml).toContain(`<testsuite name="${missing}" tests="1" failures="0" errors="1">`);
+    expect(xml).toContain(`<error message="${missing}: cannot read: no such file or directory; check the path given to oarc test">`);
+  });
 });
