@@ -4,6 +4,7 @@ import { rerunOnChange } from '../../watch/index.js';
 import { bool, parse, str } from '../args.js';
 import { EXIT_INPUT, EXIT_OK, UsageError } from '../errors.js';
 import { painter, toJson, type Io } from '../output.js';
+import { didYouMean } from '../../runtime/suggest.js';
 
 const OPTIONS = {
   format: { type: 'string' },
@@ -21,9 +22,9 @@ const BACKENDS = ['compiled', 'interpreter', 'both'];
 export async function testCommand(argv: readonly string[], io: Io): Promise<number> {
   const p = parse(argv, OPTIONS);
   const format = str(p, 'format') ?? 'text';
-  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not ${format}`);
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not ${format}${didYouMean(format, FORMATS)}`);
   const backend = str(p, 'backend') ?? 'compiled';
-  if (!BACKENDS.includes(backend)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, not ${backend}`);
+  if (!BACKENDS.includes(backend)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, not ${backend}${didYouMean(backend, BACKENDS)}`);
   const thresholdText = str(p, 'threshold');
   const threshold = thresholdText === undefined ? undefined : parseThreshold(thresholdText);
   if (thresholdText !== undefined && threshold === undefined) throw new UsageError(`--threshold must be a percentage from 0 to 100, such as 90 or 99.5, not ${thresholdText}`);

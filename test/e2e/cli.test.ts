@@ -667,6 +667,7 @@ describe('oarc test', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, passed: 10, failed: 0 });
     expectFailure(oarc(['test', EXAMPLE_TEST, '--backend', 'jit']), 2, 'oarc test: --backend must be one of compiled, interpreter, both, not jit');
+    expectFailure(oarc(['test', EXAMPLE_TEST, '--format', 'jnuit']), 2, 'oarc test: --format must be one of text, json, junit, not jnuit (did you mean `junit`?)');
   });
 
   it('no test file found is a failure, not a pass', () => {
@@ -758,6 +759,7 @@ describe('oarc eval --fail-on', () => {
   it('exits 0 when none is, and refuses an effect it does not know', () => {
     expect(oarc([...evalArgs, `${GW}/occurrence.json`, '--fail-on', 'warn,nudge']).status).toBe(0);
     expectFailure(oarc([...evalArgs, `${GW}/occurrence.json`, '--fail-on', 'block,deny']), 2, 'oarc eval: --fail-on takes a comma-separated list of block, transform, nudge, warn; `deny` is not one of them');
+    expectFailure(oarc([...evalArgs, `${GW}/occurrence.json`, '--fail-on', 'blok']), 2, '`blok` is not one of them (did you mean `block`?)');
   });
 });
 
@@ -805,7 +807,8 @@ describe('oarc corpus', () => {
 
   it('check and eval: usage errors exit 2', () => {
     expectFailure(oarc(['corpus']), 2, 'oarc corpus: give a subcommand: check or eval');
-    expectFailure(oarc(['corpus', 'lint']), 2, 'unknown subcommand lint');
+    expectFailure(oarc(['corpus', 'lint']), 2, 'unknown subcommand lint; the subcommands are check, eval');
+    expectFailure(oarc(['corpus', 'chek', 'x']), 2, 'oarc corpus: unknown subcommand chek (did you mean `check`?); the subcommands are check, eval');
     expectFailure(oarc(['corpus', 'check']), 2, 'no corpus files given');
     expectFailure(oarc(['corpus', 'eval']), 2, 'missing --labeled <file.jsonl>');
   });

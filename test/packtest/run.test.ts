@@ -117,7 +117,7 @@ describe('runTests', () => {
       'passed',
       'unknown member `occurence` (did you mean `occurrence`?); a test has name, occurrence, occurrences, expect',
       'missing `expect`: what the decision must be (a test that asserts nothing cannot fail)',
-      '`expect.decision` must be one of block, transform, nudge, warn, none',
+      '`expect.decision` must be one of block, transform, nudge, warn, none; got `blocked` (did you mean `block`?)',
       'unknown member `expect.decison` (did you mean `decision`?); expect names members of the decision: decision, code, rule, copy, content, advisories, applied, counters, events, transforms, on_fire, skipped_transforms',
       'expect.counters names `acme/NOPE`, but no loaded rule has the qualified identifier `acme/NOPE`',
       'another test in this file is named "good" (line 4); a name says which test failed',
