@@ -129,6 +129,8 @@ describe('help and version', () => {
     ['portability', ['with --strict, a rule is not portable']],
     ['corpus', ['check: a problem in a file', 'missing --labeled']],
     ['adapter', ['70  internal error in oarc (a bug)']],
+    ['eval', ['3   --fail-on: an occurrence was decided', 'occurrence that cannot be read or decided']],
+    ['compile', ['0   the bundle was written']],
   ])('oarc %s --help documents its own exit status, not the generic one', (command, own) => {
     const text = oarc([command, '--help']).stdout;
     const exit = text.slice(text.indexOf('Exit status:'));
@@ -137,6 +139,12 @@ describe('help and version', () => {
     expect(exit).not.toContain('an occurrence\n      that cannot be decided');
     expect(exit).not.toContain('a failed conformance run');
     expect(exit).toMatch(/^  70  internal error in oarc/m);
+  });
+
+  it('oarc --help lists the exit statuses in numeric order', () => {
+    const text = oarc(['--help']).stdout;
+    const codes = [...text.slice(text.indexOf('Exit status:')).matchAll(/^ {2}(\d+) /gm)].map((m) => Number(m[1]));
+    expect(codes).toEqual([0, 1, 2, 3, 4, 70]);
   });
 
   it('documents --detectors and the example detectors module in eval --help', () => {
