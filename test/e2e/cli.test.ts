@@ -567,6 +567,14 @@ describe('user errors: one line, the right status, no stack trace', () => {
     expectFailure(oarc(['eval', RULES, '--capability', CAP, '--detectors', DETECTORS, '--occurrence', 'nope.json']), 1, 'oarc eval: cannot read occurrence file nope.json: no such file or directory');
   });
 
+  it('an occurrence file that is not JSON: what was found, then what an occurrence file holds', () => {
+    const bad = file('not-json.json', 'not json\n');
+    const r = oarc(['eval', RULES, '--capability', CAP, '--detectors', DETECTORS, '--occurrence', bad]);
+    expectFailure(r, 1, `${bad}:1:1: JSON syntax error: unexpected \`not\` where a value should be; a JSON value is`);
+    expect(r.stderr).toContain(`oarc eval: ${bad} could not be read as occurrences: an occurrence file holds one occurrence (a JSON or YAML object`);
+    expect(r.stderr).not.toContain('expected null');
+  });
+
   it('invalid YAML', () => {
     const bad = file('invalid.yaml', 'oar: "1.0"\nid: X\nanchor: [unclosed\nkind: policy\n');
     const r = oarc(['check', bad, '--capability', CAP]);
