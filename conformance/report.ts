@@ -138,7 +138,8 @@ export function main(argv: readonly string[], io: Output = STDIO): number {
 function nothingRun(c: ConformanceReport['counts']): string {
   const counts = [c.skipped > 0 ? `${c.skipped} skipped` : '', c.errored > 0 ? `${c.errored} errored` : ''].filter(Boolean).join(', ');
   const why: string[] = [];
-  if (c.errored > 0) why.push(`${c.errored === 1 ? 'the errored case says' : 'each errored case says'} above why it could not be run: fix that and run again`);
+  // "In the report": with --json there is no table above, but each case still carries its reason.
+  if (c.errored > 0) why.push(`the report says why ${c.errored === 1 ? 'the errored case' : 'each errored case'} could not be run: fix that and run again`);
   if (c.skipped > 0) why.push('a conformance claim cannot be built of skips [OAR-CONF-35]');
   return `oarc conformance: no fixture was run: ${counts}, none passed or failed; ${why.join('; ')}\n`;
 }

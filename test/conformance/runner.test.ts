@@ -742,7 +742,7 @@ describe('the report, the table and the command', () => {
     const c = capture();
     expect(main([join(dir, 'sub/bad.json')], c.io)).toBe(1);
     expect(c.out().trimEnd().split('\n').slice(-2)).toEqual(['1 fixture: 0 passed, 1 failed (1 errored: could not be run), 0 skipped (not adoptable)', '0 passed, 1 failed, 0 skipped']);
-    expect(c.err()).toBe('oarc conformance: no fixture was run: 1 errored, none passed or failed; the errored case says above why it could not be run: fix that and run again\n');
+    expect(c.err()).toBe('oarc conformance: no fixture was run: 1 errored, none passed or failed; the report says why the errored case could not be run: fix that and run again\n');
   });
 
   it('[OAR-CONF-35] exits 1 when no fixture was run — every one skipped — keeping the last line\'s format', () => {
