@@ -1,11 +1,35 @@
 /** The help texts: `oarc --help` and `oarc <command> --help`. */
 import { REDIS_HELP } from './redis-options.js';
 
+/** `oarc --help`'s exit statuses, every command's, in numeric order. */
 const EXIT = `Exit status:
   0   success
   1   errors in the input: load diagnostics, a missing or unreadable file, an occurrence
       that cannot be decided, a failed conformance run
   2   usage error: unknown command or option, missing option or argument
+  3   oarc eval --fail-on: an occurrence was decided with one of the listed effects
+  4   oarc bench --baseline: slower than the baseline beyond threshold, floor and noise
+  70  internal error in oarc`;
+
+/** `oarc compile --help`'s: it decides nothing and runs no conformance, so says neither. */
+const COMPILE_EXIT = `Exit status:
+  0   the bundle was written (warnings alone do not fail the build)
+  1   the pack does not load: a load diagnostic, a missing or unreadable file, no rules
+      without --allow-empty; or the bundle or its declarations cannot be written
+  2   usage error: unknown option, no rule files, missing --capability or -o, --dts with
+      -o -, a --root that is not a directory
+  70  internal error in oarc`;
+
+/** `oarc eval --help`'s: what eval reads and decides, and its own --fail-on status. */
+const EVAL_EXIT = `Exit status:
+  0   every occurrence was decided (whatever the decisions, unless --fail-on says otherwise)
+  1   errors in the input: load diagnostics, a missing or unreadable file (rules, capability,
+      bundle, occurrences, detectors module), a bundle that does not match --capability, an
+      occurrence that cannot be read or decided (the session ends at it)
+  2   usage error: unknown option, no bundle or rule files, missing --occurrence or
+      --capability, both a bundle and rule files, a bad --fail-on
+  3   --fail-on: an occurrence was decided with a listed effect (distinct from 1, so a
+      script can tell "the pack decided block" from "the pack or occurrence is broken")
   70  internal error in oarc`;
 
 export const TOP = `oarc — an Open Agent Rules (OAR) 1.0 engine that compiles rule packs to JavaScript
@@ -39,8 +63,6 @@ a directory is read recursively (*.json, *.yaml, *.yml). Diagnostics are printed
 Colour is used only when the output is a terminal and NO_COLOR is unset.
 
 ${EXIT}
-  3   oarc eval --fail-on: an occurrence was decided with one of the listed effects
-  4   oarc bench --baseline: slower than the baseline beyond threshold, floor and noise
 `;
 
 const PACK_OPTIONS = `      --capability <file>   the host's capability document (section 8.2 of the spec); required
@@ -74,7 +96,7 @@ ${PACK_OPTIONS}
 Example:
   oarc compile examples/gateway/rules.yaml --capability examples/gateway/capability.yaml -o gateway.bundle.mjs --dts
 
-${EXIT}
+${COMPILE_EXIT}
 `,
 
   check: `Usage: oarc check <rules…> --capability <file> [--config <file>…] [--format <format>] [--max-warnings <n>] [--watch]
@@ -155,9 +177,7 @@ Examples:
     --occurrence - < examples/gateway/session.jsonl
   oarc eval gateway.bundle.mjs --occurrence request.json --fail-on block   # gate a CI step
 
-${EXIT}
-  3   --fail-on: an occurrence was decided with a listed effect (distinct from 1, so a
-      script can tell "the pack decided block" from "the pack or occurrence is broken")
+${EVAL_EXIT}
 `,
 
   test: `Usage: oarc test [paths…] [--format text|json|junit] [--coverage] [--threshold <P>]

@@ -37,7 +37,9 @@ function parseFailure(diagnostics: readonly Diagnostic[], label: string, lineOff
   const lines = diagnostics
     .filter((d) => d.severity === 'error')
     .map((d) => formatDiagnostic(lineOffset === 0 || !d.source ? d : { ...d, source: { ...d.source, line: (d.source.line ?? 1) + lineOffset } }));
-  return new InputError(lines.length > 0 ? lines : [`oarc eval: ${label}: no occurrence found (the file is empty or holds only comments); ${OCCURRENCE_SHAPE}`]);
+  if (lines.length === 0) return new InputError(`oarc eval: ${label}: no occurrence found (the file is empty or holds only comments); ${OCCURRENCE_SHAPE}`);
+  // A syntax error says what the parser found; what the file should have held is said once after.
+  return new InputError([...lines, `oarc eval: ${label} could not be read as occurrences: ${OCCURRENCE_SHAPE}`]);
 }
 
 /** A whole text holding one occurrence or an array of them. */

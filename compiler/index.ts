@@ -17,6 +17,7 @@ import { BUNDLE_HELPERS, type BundleHelper } from '../runtime/helpers.js';
 import { checkBundle, type Bundle } from '../runtime/bundle.js';
 import type { FactReader } from '../runtime/facts.js';
 import { renderCopyObject } from '../runtime/copy.js';
+import { didYouMean } from '../runtime/suggest.js';
 
 export { formatDiagnostic, inert, LoadError, sortDiagnostics, type Diagnostic, type SourceLocation } from './diagnostics.js';
 export { loadPack, type LoadedPack, type PackInput, type PackResult } from './load/pack.js';
@@ -140,6 +141,17 @@ export function compileDeclarations(pack: LoadedPack): string {
 }
 
 export type Backend = 'specialised' | 'compiled' | 'interpreter';
+const BACKENDS: readonly Backend[] = ['specialised', 'compiled', 'interpreter'];
+
+/**
+ * A caller in JavaScript gets no type check on `backend`; a misspelt one must not silently fall
+ * through to the specialised bundle, where a cross-check would compare a back end with itself.
+ */
+function checkBackend(backend: unknown): asserts backend is Backend {
+  if (BACKENDS.includes(backend as Backend)) return;
+  const near = typeof backend === 'string' ? didYouMean(backend, BACKENDS) : '';
+  throw new Error(`compileToBundle: unknown backend ${JSON.stringify(backend) ?? String(backend)}${near}; pass one of ${BACKENDS.join(', ')}, or leave it out for specialised`);
+}
 
 /**
  * The in-process path: compile and load a pack in one call, for tests and for hosts that load
@@ -151,6 +163,7 @@ export type Backend = 'specialised' | 'compiled' | 'interpreter';
  * condition through the tree-walking interpreter, on the generic engine).
  */
 export function compileToBundle(pack: LoadedPack, backend: Backend = 'specialised'): Bundle {
+  checkBackend(backend);
   if (backend === 'interpreter') {
     const bundle = bundleData(pack, {
       when: (c) => (f: FactReader) => {

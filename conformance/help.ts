@@ -28,13 +28,13 @@ Verdicts, one per fixture:
             not its file name stem, a covers clause the spec does not define ([OAR-CONF-17])
 
 Summary lines (the table's last two; the last one's format is fixed, for CI):
-  N fixtures: N passed, N failed, N errored (could not be run), N skipped (not adoptable)
+  N fixtures: N passed, N failed (N errored: could not be run), N skipped (not adoptable)
   N passed, N failed, N skipped          errored counted as failed
 
 Exit status:
   0   no case failed or errored, and at least one passed or failed
-  1   a case failed or errored; no fixture was found; or none was run (every case skipped:
-      a conformance claim cannot be built of skips, [OAR-CONF-35]); or the report does not
-      validate against its schema
+  1   a case failed or errored; no fixture was found; or none was run (every case skipped
+      or errored; a conformance claim cannot be built of skips, [OAR-CONF-35]); or the
+      report does not validate against its schema
   2   usage error: unknown option, no fixture files or directories given
 `;

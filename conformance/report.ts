@@ -6,12 +6,13 @@
  * The table lists every case with its verdict; a failed case shows each differing member, a
  * skipped one what could not be adopted, an errored one why it could not be run. Its last line is
  * exactly `N passed, N failed, N skipped`, where failed counts the errored cases too (a case that
- * could not be run is not a pass, [OAR-CONF-38]). With `--json` the report itself is printed, after
+ * could not be run is not a pass, [OAR-CONF-38]); the line above it gives the same counts and says
+ * how many of the failed errored. With `--json` the report itself is printed, after
  * it has been checked against `schema/conformance-report.schema.json`.
  *
  * Exit status: 0 only when no case failed or errored (skips are reported, not failures:
  * [OAR-CONF-24]) and at least one passed or failed; 1 when one failed or errored, when no fixture
- * was found or none was run (every case skipped: a claim built of skips, [OAR-CONF-35]) — a run
+ * was found or none was run (every case skipped or errored; nor can a claim be built of skips, [OAR-CONF-35]) — a run
  * that asked nothing is not a pass — or when the report itself does not validate; 2 for a usage
  * error.
  */
@@ -52,7 +53,9 @@ export function renderTable(report: ConformanceReport): string {
   }
   lines.push('');
   const c = report.counts;
-  lines.push(`${report.total} fixture${report.total === 1 ? '' : 's'}: ${c.passed} passed, ${c.failed} failed, ${c.errored} errored (could not be run${c.errored > 0 ? '; counted as failed below' : ''}), ${c.skipped} skipped (not adoptable)`);
+  // The failed count is the last line's (errored included), so the two lines never disagree.
+  const errored = c.errored > 0 ? ` (${c.errored} errored: could not be run)` : '';
+  lines.push(`${report.total} fixture${report.total === 1 ? '' : 's'}: ${c.passed} passed, ${c.failed + c.errored} failed${errored}, ${c.skipped} skipped (not adoptable)`);
   lines.push(summaryLine(report));
   return `${lines.join('\n')}\n`;
 }
@@ -121,9 +124,22 @@ export function main(argv: readonly string[], io: Output = STDIO): number {
   // [OAR-CONF-35] a conformance claim must not be built of skips: a run that judged nothing is
   // not a pass, whatever the counts of failures say.
   if (report.counts.passed + report.counts.failed === 0) {
-    const c = report.counts;
-    io.err(`oarc conformance: no fixture was run: ${[c.skipped > 0 ? `${c.skipped} skipped` : '', c.errored > 0 ? `${c.errored} errored` : ''].filter(Boolean).join(', ')}, none passed or failed; a conformance claim cannot be built of skips [OAR-CONF-35]\n`);
+    io.err(nothingRun(report.counts));
     return 1;
   }
   return report.counts.failed + report.counts.errored === 0 ? 0 : 1;
+}
+
+/**
+ * Why a run where no case passed or failed is not a pass. Skipped cases and errored cases fail it
+ * for different reasons, and the sentence names only those the run had: an errored case is to be
+ * fixed, a skipped one cannot make a claim.
+ */
+function nothingRun(c: ConformanceReport['counts']): string {
+  const counts = [c.skipped > 0 ? `${c.skipped} skipped` : '', c.errored > 0 ? `${c.errored} errored` : ''].filter(Boolean).join(', ');
+  const why: string[] = [];
+  // "In the report": with --json there is no table above, but each case still carries its reason.
+  if (c.errored > 0) why.push(`the report says why ${c.errored === 1 ? 'the errored case' : 'each errored case'} could not be run: fix that and run again`);
+  if (c.skipped > 0) why.push('a conformance claim cannot be built of skips [OAR-CONF-35]');
+  return `oarc conformance: no fixture was run: ${counts}, none passed or failed; ${why.join('; ')}\n`;
 }

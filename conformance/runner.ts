@@ -32,7 +32,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { compileToBundle, formatDiagnostic, loadPack, parseSource, type Backend, type Diagnostic, type LoadedPack, type SourceDoc } from '../compiler/index.js';
-import { DEFAULT_MAX_BYTES } from '../compiler/load/source.js';
+import { DEFAULT_MAX_BYTES, ioReason } from '../compiler/load/source.js';
 import { CAPABILITY_VERSION, isBaselineCapability, loadCapability, localToCore, type Capability } from '../compiler/load/capability.js';
 import { validateFixtureDocument } from '../compiler/load/schema.js';
 import { MAX_MAX_NODES } from '../compiler/expr/parser.js';
@@ -256,7 +256,7 @@ export function runFixture(file: string, opts: RunOptions = {}): CaseResult {
     if (size > DEFAULT_MAX_BYTES) return errored(stemOf(file), file, `the fixture is too large: ${size} bytes, more than the ${DEFAULT_MAX_BYTES}-byte limit on a document; it was not read`);
     bytes = readFileSync(file);
   } catch (e) {
-    return errored(stemOf(file), file, `cannot read the fixture: ${message(e)}`);
+    return errored(stemOf(file), file, `cannot read the fixture: ${ioReason(e)}`);
   }
   let text: string;
   try {
@@ -614,7 +614,7 @@ function collect(paths: readonly string[]): { entries: Found[]; manifests: Manif
     try {
       isDir = statSync(p).isDirectory();
     } catch (e) {
-      out.push({ path: p, reason: `cannot read \`${p}\`: ${message(e)}` });
+      out.push({ path: p, reason: `cannot read \`${p}\`: ${ioReason(e)}; give a conformance fixture file (*.json) or a directory of them` });
       continue;
     }
     if (!isDir) {
@@ -645,11 +645,11 @@ function walk(dir: string, out: string[], visited: Set<string>, unreadable: Fixt
         else if (st.isFile() && extname(entry.name).toLowerCase() === '.json' && entry.name !== MANIFEST) out.push(full);
       } catch (e) {
         // A dangling link is reported only where a fixture was expected.
-        if (extname(entry.name).toLowerCase() === '.json') unreadable.push({ path: full, reason: `cannot read \`${full}\`: ${message(e)}` });
+        if (extname(entry.name).toLowerCase() === '.json') unreadable.push({ path: full, reason: `cannot read \`${full}\`: ${ioReason(e)}` });
       }
     }
   } catch (e) {
-    unreadable.push({ path: dir, reason: `cannot read directory \`${dir}\`: ${message(e)}` });
+    unreadable.push({ path: dir, reason: `cannot read directory \`${dir}\`: ${ioReason(e)}` });
   }
 }
 

@@ -132,7 +132,7 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
       }
       problems = checkSchemas(uses, tools);
       for (const p of problems) o.say(`check-schemas: ${p.source}: rule ${p.rule} ${p.message}`);
-      o.say(`check-schemas: ${uses.length} rules against ${tools.length} tools: ${problems.length === 0 ? 'no problems' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}`);
+      o.say(`check-schemas: ${uses.length} rule${uses.length === 1 ? '' : 's'} against ${tools.length} tool${tools.length === 1 ? '' : 's'}: ${problems.length === 0 ? 'no problems' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}`);
     }
 
     const decide = async (occ: Occurrence, what: string) => {

@@ -32,7 +32,7 @@ function diffLines(t: TestResult): string[] {
 export function formatText(r: RunResult, opts: { verbose?: boolean; paint?: Paint } = {}): string {
   const paint = opts.paint ?? plain;
   const lines: string[] = [];
-  for (const u of r.unreadable) lines.push(paint('red', `${u.path}: cannot read: ${u.reason}`));
+  for (const u of r.unreadable) lines.push(paint('red', unreadableLine(u)));
   for (const f of r.files) {
     if (f.error) {
       lines.push(paint('red', `FAIL ${f.error[0] ?? f.file}`), ...f.error.slice(1).map((l) => `    ${l}`));
@@ -91,17 +91,41 @@ export function xmlEscape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c] as string).replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '\uFFFD');
 }
 
+/** `missing.test.yaml: cannot read: no such file or directory`: a path given that is not there. */
+export function unreadableLine(u: { path: string; reason: string }): string {
+  return `${u.path}: cannot read: ${u.reason}`;
+}
+
+/**
+ * A path given that could not be read, as a suite of one `<error>` testcase: left out, a CI report
+ * would show green (no tests, no errors) for a run that exited 1.
+ */
+function junitUnreadable(u: { path: string; reason: string }): string[] {
+  const a = xmlEscape(u.path);
+  const why = xmlEscape(`${unreadableLine(u)}; check the path given to oarc test`);
+  return [
+    `  <testsuite name="${a}" tests="1" failures="0" errors="1">`,
+    `    <testcase name="read" classname="${a}" file="${a}">`,
+    `      <error message="${why}">${why}</error>`,
+    '    </testcase>',
+    '  </testsuite>',
+  ];
+}
+
 /**
  * JUnit XML: one `<testsuite>` per test file, one `<testcase>` per test. A failed expectation is a
  * `<failure>`; a test or file that could not run (a pack that does not load, an occurrence the
- * engine refused) is an `<error>`, as JUnit separates assertions from errors. Both count as failed
- * in the summary line.
+ * engine refused, a path given that cannot be read) is an `<error>`, as JUnit separates assertions
+ * from errors. Both count as failed in the summary line.
  */
 export function formatJunit(r: RunResult): string {
   const a = (s: string | number) => xmlEscape(String(s));
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  const errors = r.files.reduce((n, f) => n + (f.error ? 1 : 0) + f.tests.filter((t) => t.error !== undefined).length, 0);
-  out.push(`<testsuites name="oarc test" tests="${r.passed + r.failed}" failures="${r.failed - errors}" errors="${errors}">`);
+  const unreadable = r.unreadable.length;
+  const errors = unreadable + r.files.reduce((n, f) => n + (f.error ? 1 : 0) + f.tests.filter((t) => t.error !== undefined).length, 0);
+  const tests = r.passed + r.failed + unreadable;
+  out.push(`<testsuites name="oarc test" tests="${tests}" failures="${tests - r.passed - errors}" errors="${errors}">`);
+  for (const u of r.unreadable) out.push(...junitUnreadable(u));
   for (const f of r.files) {
     const failures = f.tests.filter((t) => t.status === 'failed' && t.error === undefined).length;
     const errs = (f.error ? 1 : 0) + f.tests.filter((t) => t.error !== undefined).length;

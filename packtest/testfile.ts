@@ -197,7 +197,7 @@ function checkExpect(e: unknown, where: string): Obj | string {
     const x = e[k];
     const bad = (what: string) => `\`${where}.${k}\` must be ${what}`;
     if (!EXPECT_MEMBERS.includes(k)) return `unknown member \`${where}.${k}\`${didYouMean(k, EXPECT_MEMBERS)}; expect names members of the decision: ${EXPECT_MEMBERS.join(', ')}`;
-    if (k === 'decision' && !EFFECTS.includes(x as string)) return bad(`one of ${EFFECTS.join(', ')}`);
+    if (k === 'decision' && !EFFECTS.includes(x as string)) return bad(`one of ${EFFECTS.join(', ')}${typeof x === 'string' ? `; got \`${x}\`${didYouMean(x, EFFECTS)}` : ''}`);
     if ((k === 'code' || k === 'rule') && x !== null && typeof x !== 'string') return bad('a string, or null for no deciding rule');
     if (k === 'content' && typeof x !== 'string') return bad('a string');
     if (k === 'copy' && !(x === null || (isObject(x) && Object.values(x).every((s) => typeof s === 'string')))) return bad('a mapping of copy members to strings, or null');

@@ -92,7 +92,7 @@ export class Service {
         this.serving = { engine, bundle, info: { revision, compiler: bundle.compiler, rules: bundle.rules.length, loaded_at: at, warnings: r.warnings } };
         report = { ok: true, at, revision };
         for (const w of r.warnings) this.opts.say(w.message);
-        this.opts.say(`${first ? 'loaded' : 'reloaded'} revision ${revision}: ${bundle.rules.length} rules`);
+        this.opts.say(`${first ? 'loaded' : 'reloaded'} revision ${revision}: ${bundle.rules.length} rule${bundle.rules.length === 1 ? '' : 's'}`);
       } else {
         report = { ok: false, at, problems: r.problems };
       }

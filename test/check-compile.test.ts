@@ -64,3 +64,16 @@ describe('check ≡ compile: conditions at the limits of [OAR-EXPR-17]', () => {
     if (!over.ok) expect(over.diagnostics.map((d) => d.clause)).toEqual(['OAR-EXPR-17']);
   });
 });
+
+describe('compileToBundle: the backend argument', () => {
+  const pack = () => loaded({});
+  it('a misspelt backend from JavaScript is an error naming it, the accepted ones and the one meant', () => {
+    expect(() => compileToBundle(pack(), 'interpeter' as never)).toThrow(
+      'compileToBundle: unknown backend "interpeter" (did you mean `interpreter`?); pass one of specialised, compiled, interpreter, or leave it out for specialised',
+    );
+    expect(() => compileToBundle(pack(), 'fast' as never)).toThrow('compileToBundle: unknown backend "fast"; pass one of specialised, compiled, interpreter');
+  });
+  it('each accepted backend, and none, still compiles', () => {
+    for (const b of ['specialised', 'compiled', 'interpreter', undefined] as const) expect(compileToBundle(pack(), b).rules.length).toBe(1);
+  });
+});

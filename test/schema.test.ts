@@ -127,6 +127,17 @@ describe('rule documents: `oar` first [OAR-CONF-2]', () => {
     rejects({}, 'OAR-DOC-2', 'oar', ['oar']);
   });
 
+  it('[OAR-DOC-2] a capability or configuration document given as a rule file: the error says where it goes', () => {
+    const cap = readFileSync('examples/gateway/capability.yaml', 'utf8');
+    const { docs } = parseSource(cap, 'capability.yaml', { expandSequences: false });
+    const [d] = validateRuleDocument(docs[0] as SourceDoc);
+    expect(d?.message).toBe('missing required field `oar`: the version marker is checked first; this looks like a capability document: pass it with --capability, not as a rule file');
+    expect(validateRuleDocument(sourceOf({ host: 'acme', anchors: { core: {} } }))[0]?.message).toContain('this looks like a capability document');
+    expect(validateRuleDocument(sourceOf({ oar_config: '1.0' }))[0]?.message).toContain('this looks like an operator configuration document: pass it with --config');
+    // A rule that only forgot its marker gets no such hint.
+    expect(validateRuleDocument(sourceOf({ id: 'X', kind: 'policy', anchor: 'tool.pre_invoke', effect: 'block' }))[0]?.message).toBe('missing required field `oar`: the version marker is checked first');
+  });
+
   it('[OAR-CONF-2] stops processing a document whose `oar` fails', () => {
     const ds = check({ oar: '1.1', kind: 'rule', foo: 1 });
     expect(ds.map((d) => d.clause)).toEqual(['OAR-DOC-5']);

@@ -16,6 +16,7 @@ import { toJson, type Io } from '../output.js';
 import { PACK_OPTIONS } from '../pack.js';
 import { BUNDLE_FILE, bundleBytes, hostInputProblem, importBundleFile, loadDetectorModule, loadRules, readOccurrences, requireDetectors } from '../pack-input.js';
 import { createEngine, type Bundle, type Detector } from '../../runtime/index.js';
+import { didYouMean } from '../../runtime/suggest.js';
 
 type Harness = typeof import('../../bench/index.js');
 type Section = import('../../bench/index.js').Section;
@@ -63,7 +64,7 @@ async function suite(p: ReturnType<typeof parse>, io: Io): Promise<number> {
   const runBench = exported(part, 'runBench', 'bench/index.js', io);
   const sections: readonly string[] = part.SECTIONS ?? [];
   const unknown = only?.find((s) => !sections.includes(s));
-  if (unknown !== undefined) throw new UsageError(`unknown benchmark ${unknown}; the benchmarks are ${sections.join(', ')}`);
+  if (unknown !== undefined) throw new UsageError(`unknown benchmark ${unknown}${didYouMean(unknown, sections)}; the benchmarks are ${sections.join(', ')}`);
   const run = await runBench({
     quick: bool(p, 'quick'),
     ...(only ? { only: only as Section[] } : {}),

@@ -9,15 +9,18 @@ import { evaluate, type EvalReport } from '../../injection/evaluate.js';
 import { bool, parse, required, strs } from '../args.js';
 import { EXIT_INPUT, EXIT_OK, ExitError, InputError, UsageError } from '../errors.js';
 import { painter, toJson, type Io } from '../output.js';
+import { didYouMean } from '../../runtime/suggest.js';
 
 const CHECK = { strict: { type: 'boolean' }, json: { type: 'boolean' } } as const;
 const EVAL = { corpus: { type: 'string', multiple: true }, labeled: { type: 'string' }, strict: { type: 'boolean' }, json: { type: 'boolean' } } as const;
+
+const SUBCOMMANDS = ['check', 'eval'];
 
 export async function corpusCommand(argv: readonly string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'check') return check(rest, io);
   if (sub === 'eval') return evalCorpus(rest, io);
-  throw new UsageError(sub === undefined ? 'give a subcommand: check or eval' : `unknown subcommand ${sub}; the subcommands are check, eval`);
+  throw new UsageError(sub === undefined ? 'give a subcommand: check or eval' : `unknown subcommand ${sub}${didYouMean(sub, SUBCOMMANDS)}; the subcommands are ${SUBCOMMANDS.join(', ')}`);
 }
 
 const sources = (files: readonly string[]): CorpusSource[] => files.map((path) => ({ path }));

@@ -11,6 +11,7 @@ import { PACK_OPTIONS } from '../pack.js';
 import { hostInputProblem, loadDetectorModule, loadRules, readOccurrences, requireDetectors } from '../pack-input.js';
 import { createEngine, occurrenceToJson } from '../../runtime/index.js';
 import { parseSeed } from '../../fuzz/prng.js';
+import { didYouMean } from '../../runtime/suggest.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
@@ -50,7 +51,7 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   }
   const format = bool(p, 'json') ? 'json' : (str(p, 'format') ?? 'text');
   if (bool(p, 'json') && str(p, 'format') !== undefined && str(p, 'format') !== 'json') throw new UsageError('--json is --format json; give one of them');
-  if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}; \`${format}\` is not one of them`);
+  if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}; \`${format}\` is not one of them${didYouMean(format, FORMATS)}`);
   const runs = count(str(p, 'runs'), 'runs', DEFAULT_RUNS, 0);
   // The generator is oarc fuzz's (fuzz/prng.ts), so the seeds are its seeds.
   const seedText = str(p, 'seed');

@@ -16,6 +16,7 @@ import { EXIT_DECISION, EXIT_INPUT, EXIT_OK, ExitError, InputError, UsageError, 
 import { painter, printDiagnostics, tally, toJson, type Io } from '../output.js';
 import { locatedError, readOccurrenceFile, readOccurrenceStream, summarize, toOccurrence, type RawOccurrence } from '../occurrence.js';
 import { PACK_OPTIONS, loadRequestedPack } from '../pack.js';
+import { didYouMean } from '../../runtime/suggest.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
@@ -35,7 +36,7 @@ function failOn(text: string | undefined): ReadonlySet<DecisionEffect> {
   if (text === undefined) return new Set();
   const effects = text.split(',').map((e) => e.trim());
   for (const e of effects) {
-    if (!GATED.includes(e as DecisionEffect)) throw new UsageError(`--fail-on takes a comma-separated list of ${GATED.join(', ')}; \`${e}\` is not one of them`);
+    if (!GATED.includes(e as DecisionEffect)) throw new UsageError(`--fail-on takes a comma-separated list of ${GATED.join(', ')}; \`${e}\` is not one of them${didYouMean(e, GATED)}`);
   }
   return new Set(effects as DecisionEffect[]);
 }

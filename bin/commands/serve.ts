@@ -9,7 +9,7 @@ import { parseBuckets } from '../../serve/metrics.js';
 import { watchInputs } from '../../watch/index.js';
 import { bool, parse, str, strs } from '../args.js';
 import { redisConfigFrom, REDIS_OPTIONS } from '../redis-options.js';
-import { EXIT_INPUT, EXIT_OK, InputError, UsageError, oneLine } from '../errors.js';
+import { EXIT_INPUT, EXIT_OK, InputError, UsageError, errorCode, oneLine } from '../errors.js';
 import type { Io } from '../output.js';
 import { PACK_OPTIONS } from '../pack.js';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_COUNTERS, DEFAULT_MAX_COUNTERS_PER_SESSION, DEFAULT_MAX_SESSIONS } from '../../runtime/session-table.js';
@@ -106,7 +106,7 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
     });
   } catch (e) {
     // A port in use, a Redis that does not answer: the operator's to fix, said in one line.
-    throw new InputError(`oarc serve: ${oneLine(e).replace(/^oarc: /, '')}`);
+    throw new InputError(`oarc serve: ${oneLine(e).replace(/^oarc: /, '')}${startHint(e)}`);
   }
   const watching = bool(p, 'watch');
   if (!service.firstLoad.ok && !watching) {
@@ -177,4 +177,9 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
   await service.drain();
   say('stopped');
   return EXIT_OK;
+}
+
+/** What to do about a start failure Node words only as what happened (`listen EADDRINUSE: …`). */
+function startHint(e: unknown): string {
+  return errorCode(e) === 'EADDRINUSE' ? ' — pick another --port, or stop what listens there' : '';
 }

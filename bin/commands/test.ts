@@ -1,9 +1,10 @@
 /** `oarc test`: run a pack's test files (packtest/), print the report, exit 0 only when all pass. */
-import { formatCoverage, formatJunit, formatText, meetsThreshold, parseThreshold, reportJson, runTests, type BackendChoice, type RunResult } from '../../packtest/index.js';
+import { formatCoverage, formatJunit, formatText, meetsThreshold, parseThreshold, reportJson, runTests, unreadableLine, type BackendChoice, type RunResult } from '../../packtest/index.js';
 import { rerunOnChange } from '../../watch/index.js';
 import { bool, parse, str } from '../args.js';
 import { EXIT_INPUT, EXIT_OK, UsageError } from '../errors.js';
 import { painter, toJson, type Io } from '../output.js';
+import { didYouMean } from '../../runtime/suggest.js';
 
 const OPTIONS = {
   format: { type: 'string' },
@@ -21,9 +22,9 @@ const BACKENDS = ['compiled', 'interpreter', 'both'];
 export async function testCommand(argv: readonly string[], io: Io): Promise<number> {
   const p = parse(argv, OPTIONS);
   const format = str(p, 'format') ?? 'text';
-  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not ${format}`);
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not ${format}${didYouMean(format, FORMATS)}`);
   const backend = str(p, 'backend') ?? 'compiled';
-  if (!BACKENDS.includes(backend)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, not ${backend}`);
+  if (!BACKENDS.includes(backend)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, not ${backend}${didYouMean(backend, BACKENDS)}`);
   const thresholdText = str(p, 'threshold');
   const threshold = thresholdText === undefined ? undefined : parseThreshold(thresholdText);
   if (thresholdText !== undefined && threshold === undefined) throw new UsageError(`--threshold must be a percentage from 0 to 100, such as 90 or 99.5, not ${thresholdText}`);
@@ -50,7 +51,10 @@ function print(r: RunResult, format: string, coverage: boolean, verbose: boolean
   if (format === 'json') io.out(`${toJson(reportJson(r, coverage), 2)}\n`);
   else if (format === 'junit') {
     io.out(formatJunit(r));
-    // The XML goes to a CI report; the coverage table to the log beside it.
+    // The XML goes to a CI report; the coverage table, and why the run failed before any test ran,
+    // to the log beside it, where someone reading why the job is red looks first.
+    for (const u of r.unreadable) io.err(`oarc test: ${unreadableLine(u)}\n`);
+    if (r.files.length === 0) io.err('oarc test: no test files found (*.test.yaml, *.test.yml, *.test.json); name a test file or a directory holding some\n');
     if (coverage) io.err(formatCoverage(r.coverage));
   } else {
     io.out(formatText(r, { verbose, paint: painter(io.colour.out) }));

@@ -9,6 +9,7 @@
  * than a stack overflow, non-finite numbers refused, and a position for every key and element so a
  * diagnostic can name `file:line:col`.
  */
+import { didYouMean } from '../../runtime/suggest.js';
 
 /** Where a value starts, and the positions of its members. */
 export interface JsonPos {
@@ -40,6 +41,10 @@ export interface JsonOptions {
 }
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+/** A bare word where a value should be: `not`, `yes`, `nul`, `True`. */
+const WORD = /[A-Za-z_$][\w$.-]*/y;
+const LITERALS = ['true', 'false', 'null'];
+const A_VALUE = 'a JSON value is an object, an array, a string in double quotes, a number, true, false or null';
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 const SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -85,6 +90,7 @@ class Parser {
         return this.literal('null', null);
       default:
         if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.number();
+        if (c !== undefined && /[A-Za-z_$]/.test(c)) this.unexpectedWord(at);
         throw new JsonError(c === undefined ? 'unexpected end of JSON text' : `unexpected character ${JSON.stringify(c)}`, at);
     }
   }
@@ -150,9 +156,19 @@ class Parser {
 
   private literal(word: string, v: boolean | null): JsonParsed {
     const at = this.i;
-    if (!this.s.startsWith(word, at)) throw new JsonError(`unexpected text, expected ${word}`, at);
+    if (!this.s.startsWith(word, at)) this.unexpectedWord(at);
     this.i += word.length;
     return { value: v, pos: { at } };
+  }
+
+  /**
+   * A word that is no JSON literal, quoted whole: "expected null" for `not json` named what the
+   * parser was hoping for from the first letter, not what the text holds.
+   */
+  private unexpectedWord(at: number): never {
+    WORD.lastIndex = at;
+    const word = (WORD.exec(this.s)?.[0] ?? this.s.slice(at, at + 1)).slice(0, 40);
+    throw new JsonError(`unexpected \`${word}\` where a value should be${didYouMean(word, LITERALS)}; ${A_VALUE}`, at);
   }
 
   private number(): JsonParsed {

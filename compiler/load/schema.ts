@@ -214,10 +214,10 @@ const VERSION_PATTERN = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$/;
  * [OAR-DOC-3]), a supported major, and a minor no greater than the one implemented. Compared as
  * integers of any size, so "1.99999999999999999999" is a greater minor, not a rounded one.
  */
-function checkVersion(obj: Record<string, unknown>, field: string, clauses: VersionClauses, ctx: Ctx): Diagnostic[] {
+function checkVersion(obj: Record<string, unknown>, field: string, clauses: VersionClauses, ctx: Ctx, hint = ''): Diagnostic[] {
   const impl = `${IMPLEMENTED_VERSION.major}.${IMPLEMENTED_VERSION.minor}`;
   if (!Object.prototype.hasOwnProperty.call(obj, field)) {
-    return [diag(ctx, clauses.missing, `missing required field \`${field}\`: the version marker is checked first`, [], field)];
+    return [diag(ctx, clauses.missing, `missing required field \`${field}\`: the version marker is checked first${hint}`, [], field)];
   }
   const v = obj[field];
   if (typeof v !== 'string') {
@@ -275,10 +275,30 @@ export function validateRuleDocument(doc: SourceDoc, path: DocPath = []): Diagno
       }
       return [diag(ctx, 'OAR-DOC-1', `a rule document must be a JSON object; this is ${typeName(value)}`, [])];
     }
-    const version = checkVersion(value, 'oar', RULE_VERSION, ctx);
+    const version = checkVersion(value, 'oar', RULE_VERSION, ctx, misfiledHint(value));
     if (version.length > 0) return version;
     return runSchema('rule', value, ctx);
   });
+}
+
+/**
+ * The members only a capability document has at its top level: its schema's required members that
+ * no rule declares. `host`, `anchors`… where a rule's `oar` should be are a capability document
+ * given where rule files go.
+ */
+const CAPABILITY_ONLY: readonly string[] = (capabilitySchema as { required: string[] }).required.filter(
+  (m) => !Object.hasOwn((ruleSchema as { properties: object }).properties, m),
+);
+
+/**
+ * For a rule document with no `oar`: when it is another kind of OAR document (a capability, a
+ * configuration) given as a rule file, say where it goes, since "missing `oar`" alone suggests
+ * adding a marker to a document that is not a rule at all.
+ */
+function misfiledHint(value: Record<string, unknown>): string {
+  if (CAPABILITY_ONLY.some((m) => Object.hasOwn(value, m))) return '; this looks like a capability document: pass it with --capability, not as a rule file';
+  if (Object.hasOwn(value, 'oar_config')) return '; this looks like an operator configuration document: pass it with --config, not as a rule file';
+  return '';
 }
 
 /** Validates a capability document (section 8.2) against its schema ([OAR-FACT-21], [OAR-FACT-24]). */

@@ -310,7 +310,8 @@ function ioError(file: string, message: string, token?: string): Diagnostic {
   return error(PARSE_CLAUSE, message, { source: { file, line: 1, column: 1 }, ...(token ? { token } : {}) });
 }
 
-function ioReason(e: unknown): string {
+/** Why a file could not be read, in words rather than Node's `ENOENT: …, stat 'x'`. */
+export function ioReason(e: unknown): string {
   const code = (e as { code?: unknown } | null)?.code;
   if (code === 'ENOENT') return 'no such file or directory';
   if (code === 'EACCES') return 'permission denied';

@@ -695,6 +695,13 @@ describe('the report, the table and the command', () => {
     ]);
   });
 
+  it('a path given that is not there is said in words, naming what the argument should be', () => {
+    const nope = join(dir, 'nope');
+    const r = runFixtures([nope]);
+    expect(r.cases[0]?.reason).toBe(`cannot read \`${nope}\`: no such file or directory; give a conformance fixture file (*.json) or a directory of them`);
+    expect(renderTable(r)).not.toContain('ENOENT');
+  });
+
   it('renders a table whose last line is exactly "N passed, N failed, N skipped", errored counted as failed', () => {
     const r = runFixtures([dir, join(dir, 'missing.json')]);
     const text = renderTable(r);
@@ -722,6 +729,20 @@ describe('the report, the table and the command', () => {
     expect(main([join(dir, 'fail.json')], capture().io)).toBe(1);
     expect(main([join(dir, 'sub/bad.json')], capture().io)).toBe(1); // errored only
     expect(main([join(ok, 'missing.json')], capture().io)).toBe(1);
+  });
+
+  it('the two summary lines agree: errored cases are among the failed in both', () => {
+    const lines = renderTable(runFixtures([dir, join(dir, 'missing.json')])).trimEnd().split('\n');
+    expect(lines.slice(-2)).toEqual(['5 fixtures: 1 passed, 4 failed (3 errored: could not be run), 0 skipped (not adoptable)', '1 passed, 4 failed, 0 skipped']);
+    const clean = renderTable(runFixtures([join(dir, 'pass.json')])).trimEnd().split('\n');
+    expect(clean.slice(-2)).toEqual(['1 fixture: 1 passed, 0 failed, 0 skipped (not adoptable)', '1 passed, 0 failed, 0 skipped']);
+  });
+
+  it('a run where every case errored exits 1 pointing at the errors, not at skips', () => {
+    const c = capture();
+    expect(main([join(dir, 'sub/bad.json')], c.io)).toBe(1);
+    expect(c.out().trimEnd().split('\n').slice(-2)).toEqual(['1 fixture: 0 passed, 1 failed (1 errored: could not be run), 0 skipped (not adoptable)', '0 passed, 1 failed, 0 skipped']);
+    expect(c.err()).toBe('oarc conformance: no fixture was run: 1 errored, none passed or failed; the report says why the errored case could not be run: fix that and run again\n');
   });
 
   it('[OAR-CONF-35] exits 1 when no fixture was run — every one skipped — keeping the last line\'s format', () => {

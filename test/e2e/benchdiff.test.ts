@@ -247,6 +247,7 @@ describe('oarc diff', () => {
   it('says what is wrong with the command line or the input', () => {
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, ...CAP]), 2, 'oarc diff: give two packs, <old> <new>');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--format', 'html']), 2, 'oarc diff: --format takes text, markdown, json; `html` is not one of them');
+    expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--format', 'markdwn']), 2, '`markdwn` is not one of them (did you mean `markdown`?)');
     expectFailure(oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--runs', 'many']), 2, '--runs takes a whole number');
     // The seeds of oarc fuzz, whose generator diff uses: 0 to 2^32 − 1.
     const top = oarc(['diff', `${GW}/rules.yaml`, `${GW}/rules.yaml`, ...CAP, '--runs', '20', '--seed', '4294967295', '--json']);

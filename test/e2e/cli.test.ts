@@ -129,6 +129,8 @@ describe('help and version', () => {
     ['portability', ['with --strict, a rule is not portable']],
     ['corpus', ['check: a problem in a file', 'missing --labeled']],
     ['adapter', ['70  internal error in oarc (a bug)']],
+    ['eval', ['3   --fail-on: an occurrence was decided', 'occurrence that cannot be read or decided']],
+    ['compile', ['0   the bundle was written']],
   ])('oarc %s --help documents its own exit status, not the generic one', (command, own) => {
     const text = oarc([command, '--help']).stdout;
     const exit = text.slice(text.indexOf('Exit status:'));
@@ -137,6 +139,12 @@ describe('help and version', () => {
     expect(exit).not.toContain('an occurrence\n      that cannot be decided');
     expect(exit).not.toContain('a failed conformance run');
     expect(exit).toMatch(/^  70  internal error in oarc/m);
+  });
+
+  it('oarc --help lists the exit statuses in numeric order', () => {
+    const text = oarc(['--help']).stdout;
+    const codes = [...text.slice(text.indexOf('Exit status:')).matchAll(/^ {2}(\d+) /gm)].map((m) => Number(m[1]));
+    expect(codes).toEqual([0, 1, 2, 3, 4, 70]);
   });
 
   it('documents --detectors and the example detectors module in eval --help', () => {
@@ -559,6 +567,14 @@ describe('user errors: one line, the right status, no stack trace', () => {
     expectFailure(oarc(['eval', RULES, '--capability', CAP, '--detectors', DETECTORS, '--occurrence', 'nope.json']), 1, 'oarc eval: cannot read occurrence file nope.json: no such file or directory');
   });
 
+  it('an occurrence file that is not JSON: what was found, then what an occurrence file holds', () => {
+    const bad = file('not-json.json', 'not json\n');
+    const r = oarc(['eval', RULES, '--capability', CAP, '--detectors', DETECTORS, '--occurrence', bad]);
+    expectFailure(r, 1, `${bad}:1:1: JSON syntax error: unexpected \`not\` where a value should be; a JSON value is`);
+    expect(r.stderr).toContain(`oarc eval: ${bad} could not be read as occurrences: an occurrence file holds one occurrence (a JSON or YAML object`);
+    expect(r.stderr).not.toContain('expected null');
+  });
+
   it('invalid YAML', () => {
     const bad = file('invalid.yaml', 'oar: "1.0"\nid: X\nanchor: [unclosed\nkind: policy\n');
     const r = oarc(['check', bad, '--capability', CAP]);
@@ -640,6 +656,16 @@ describe('oarc test', () => {
     expect(r.stdout.trimEnd().endsWith('</testsuites>')).toBe(true);
   });
 
+  it('--format junit: a path that cannot be read is an <error> in the XML and a line on stderr', () => {
+    const missing = join(tmp, 'nowhere.test.yaml');
+    const r = oarc(['test', missing, '--format', 'junit']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('<testsuites name="oarc test" tests="1" failures="0" errors="1">');
+    expect(r.stdout).toContain(`<error message="${missing}: cannot read: no such file or directory; check the path given to oarc test">`);
+    expect(r.stderr).toContain(`oarc test: ${missing}: cannot read: no such file or directory\n`);
+    expectNoStack(r);
+  });
+
   it('--coverage and --threshold: 8 of 9 rules is 88.88%, which meets 88.88 and misses 88.89', () => {
     const ok = oarc(['test', EXAMPLE_TEST, '--coverage', '--threshold', '88.88']);
     expect(ok.status, ok.stderr).toBe(0);
@@ -657,6 +683,7 @@ describe('oarc test', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, passed: 10, failed: 0 });
     expectFailure(oarc(['test', EXAMPLE_TEST, '--backend', 'jit']), 2, 'oarc test: --backend must be one of compiled, interpreter, both, not jit');
+    expectFailure(oarc(['test', EXAMPLE_TEST, '--format', 'jnuit']), 2, 'oarc test: --format must be one of text, json, junit, not jnuit (did you mean `junit`?)');
   });
 
   it('no test file found is a failure, not a pass', () => {
@@ -748,6 +775,7 @@ describe('oarc eval --fail-on', () => {
   it('exits 0 when none is, and refuses an effect it does not know', () => {
     expect(oarc([...evalArgs, `${GW}/occurrence.json`, '--fail-on', 'warn,nudge']).status).toBe(0);
     expectFailure(oarc([...evalArgs, `${GW}/occurrence.json`, '--fail-on', 'block,deny']), 2, 'oarc eval: --fail-on takes a comma-separated list of block, transform, nudge, warn; `deny` is not one of them');
+    expectFailure(oarc([...evalArgs, `${GW}/occurrence.json`, '--fail-on', 'blok']), 2, '`blok` is not one of them (did you mean `block`?)');
   });
 });
 
@@ -795,7 +823,8 @@ describe('oarc corpus', () => {
 
   it('check and eval: usage errors exit 2', () => {
     expectFailure(oarc(['corpus']), 2, 'oarc corpus: give a subcommand: check or eval');
-    expectFailure(oarc(['corpus', 'lint']), 2, 'unknown subcommand lint');
+    expectFailure(oarc(['corpus', 'lint']), 2, 'unknown subcommand lint; the subcommands are check, eval');
+    expectFailure(oarc(['corpus', 'chek', 'x']), 2, 'oarc corpus: unknown subcommand chek (did you mean `check`?); the subcommands are check, eval');
     expectFailure(oarc(['corpus', 'check']), 2, 'no corpus files given');
     expectFailure(oarc(['corpus', 'eval']), 2, 'missing --labeled <file.jsonl>');
   });

@@ -669,6 +669,7 @@ describe('refusing to start, and exiting', () => {
       const r = spawnSync(process.execPath, [CLI, 'serve', '--port', port, ...PACK_ARGS, '--decision-log', join(dir, 'log.jsonl')], { encoding: 'utf8', timeout: 30_000 });
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/EADDRINUSE/);
+      expect(r.stderr).toContain(`:${port} — pick another --port, or stop what listens there\n`);
     } finally {
       await s.stop();
     }

@@ -117,7 +117,7 @@ describe('runTests', () => {
       'passed',
       'unknown member `occurence` (did you mean `occurrence`?); a test has name, occurrence, occurrences, expect',
       'missing `expect`: what the decision must be (a test that asserts nothing cannot fail)',
-      '`expect.decision` must be one of block, transform, nudge, warn, none',
+      '`expect.decision` must be one of block, transform, nudge, warn, none; got `blocked` (did you mean `block`?)',
       'unknown member `expect.decison` (did you mean `decision`?); expect names members of the decision: decision, code, rule, copy, content, advisories, applied, counters, events, transforms, on_fire, skipped_transforms',
       'expect.counters names `acme/NOPE`, but no loaded rule has the qualified identifier `acme/NOPE`',
       'another test in this file is named "good" (line 4); a name says which test failed',
@@ -141,5 +141,14 @@ describe('runTests', () => {
     expect(xml).toContain('<testsuites name="oarc test" tests="1" failures="1" errors="0">');
     expect(xml).toContain(`<testcase name="&lt;&amp;&apos;&quot;&gt;" classname="${join(dir, 'junit.test.yaml')}"`);
     expect(xml).toContain('<failure message="decision: expected &quot;warn&quot;, actual &quot;block&quot;">');
+  });
+
+  it('JUnit XML: a path that cannot be read is an <error>, so a CI report shows the run red', async () => {
+    const missing = join(dir, 'missing.test.yaml');
+    const r = await runTests([missing]);
+    const xml = formatJunit(r);
+    expect(xml).toContain('<testsuites name="oarc test" tests="1" failures="0" errors="1">');
+    expect(xml).toContain(`<testsuite name="${missing}" tests="1" failures="0" errors="1">`);
+    expect(xml).toContain(`<error message="${missing}: cannot read: no such file or directory; check the path given to oarc test">`);
   });
 });
