@@ -525,8 +525,10 @@ class RuleEngine implements Engine {
               // stream), reading afresh could decide differently from what was already applied.
               const fresh = written.length === 0 && !stepWritten && !(ledger?.started ?? false);
               if (!(await versioned.applyIfUnchanged(session, fresh ? version : '', snapshot.pending, shared))) {
-                if (attempt < MAX_ATTEMPTS) break;
-                refused = `the session's counters changed under each of ${MAX_ATTEMPTS} attempts (other replicas deciding for the same session)`;
+                if (fresh && attempt < MAX_ATTEMPTS) break;
+                refused = fresh
+                  ? `the session's counters changed under each of ${MAX_ATTEMPTS} attempts (other replicas deciding for the same session)`
+                  : 'the counter store turned back an unconditional write';
               }
             }
           } catch (e) {

@@ -88,6 +88,34 @@ describe('[OAR-FIRE-6] a write turned back by the version check', () => {
     }
   });
 
+  it('[OAR-FIRE-9] once an event reached the stream the occurrence is not read afresh: a later write is unconditional, and a store that turns it back fails the writing rule at once', async () => {
+    // A's event is refused, so A fails and no longer suppresses S ([OAR-EVAL-14]); S then fires
+    // and writes — after an event was already given to the sink, so unconditionally.
+    const rules = [
+      rule({ id: 'A', namespace: 'v', anchor: PRE, effect: 'nudge', requires: { profiles: ['tool'] }, overrides: ['S'], on_fire: ['publish_event'], on_error: 'fail_open' }),
+      rule({ id: 'S', namespace: 'v', anchor: PRE, effect: 'warn', requires: { profiles: ['tool'] }, on_fire: ['increment_counter'], on_error: 'fail_open' }),
+    ];
+    for (const backend of BACKENDS) {
+      for (const honours of [true, false]) {
+        const store = new Contended(0);
+        const versions: string[] = [];
+        const write = store.applyIfUnchanged.bind(store);
+        store.applyIfUnchanged = async (session, version, ops, step) => {
+          versions.push(version);
+          if (version !== '') return write(session, version, ops, step);
+          if (honours) store.mem.apply(ops); // '' applies unconditionally (Contended itself does not)
+          return honours;
+        };
+        const h = harness({ capability: CAP, rules, options: () => ({ asyncCounters: store, events: { publish: () => { throw new Error('stream down'); } } }) });
+        const d = await h.engines[backend].decideAsync({ anchor: PRE, session: 's', toolCall: { name: 'x' } });
+        expect(versions).toEqual(['']);
+        expect(store.reads).toBe(1);
+        expect(trace(d)).toEqual(honours ? ['v/A:errored', 'v/S:fired'] : ['v/A:errored', 'v/S:errored']);
+        if (!honours) expect(d.applied[1]?.error?.message).toMatch(/turned back an unconditional write/);
+      }
+    }
+  });
+
   it('after 16 attempts the writing rule takes on_error, and nothing was applied', async () => {
     const store = new Contended(Infinity);
     const h = harness({ capability: CAP, rules: RULES, options: () => ({ asyncCounters: store }) });
