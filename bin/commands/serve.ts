@@ -167,13 +167,16 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
   // a reload or a drain, never the default action (which would end the process mid-request).
   say(`listening on ${service.url}${service.firstLoad.ok ? '' : ' (not ready: the pack did not load; waiting for a change)'}`);
   const signal = await stopped;
-  say(`${signal}: draining`);
-  stopWatch();
   // A SIGHUP while draining is ignored, not left to its default action (ending the process, the
-  // requests in flight reset): a handler stays installed until the process exits.
-  process.off('SIGHUP', onHup);
+  // requests in flight reset): a handler stays installed until the process exits. The new one is
+  // added before the old one goes: with none left for a moment node closes its SIGHUP watcher, and
+  // a signal that had arrived but was not yet dispatched would be lost with it. The line is said
+  // after, so a supervisor that signals on seeing it meets the new handler.
   const draining = () => say('SIGHUP while draining: ignored');
   process.on('SIGHUP', draining);
+  process.off('SIGHUP', onHup);
+  say(`${signal}: draining`);
+  stopWatch();
   await service.drain();
   say('stopped');
   return EXIT_OK;

@@ -586,23 +586,24 @@ describe('shutting down', () => {
     const file = join(tmp, 'drain.jsonl');
     const s = await serve([...PACK_ARGS, '--decision-log', file]);
     const body = JSON.stringify({ ...RM_RF, session_id: 'drain' });
-    // A request in flight: headers sent and half the body, the rest only after SIGTERM.
-    let sent!: () => void;
-    const headersOut = new Promise<void>((r) => (sent = r));
+    // A request in flight: headers sent and part of the body, the rest only after SIGTERM. It
+    // asks for 100 Continue, so the test knows the server has the request before it signals
+    // (a fixed wait raced a starved server on a loaded machine: the drain found nothing in flight).
+    let seen!: () => void;
+    const seenByServer = new Promise<void>((r) => (seen = r));
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(`${s.url}/v1/decide`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const req = request(`${s.url}/v1/decide`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' } }, (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
       });
       req.on('error', reject);
-      req.write(body.slice(0, 20), () => sent());
-      // The rest of the body once the SIGHUP sent while draining was seen ignored (a fixed delay
-      // after the drain began raced the SIGHUP on a loaded machine: the drain could end first).
+      req.on('continue', () => req.write(body.slice(0, 20), () => seen()));
+      req.flushHeaders();
+      // The rest of the body once the SIGHUP sent while draining was seen ignored.
       void s.waitForLog(/SIGHUP while draining: ignored/).then(() => setTimeout(() => req.end(body.slice(20)), 300));
     });
-    await headersOut;
-    await new Promise((r) => setTimeout(r, 100));
+    await seenByServer;
     s.proc.kill('SIGTERM');
     await s.waitForLog(/SIGTERM: draining/);
     // A reload asked for while draining: its default action would end the process mid-request.
