@@ -143,17 +143,17 @@ export class SnapshotStore implements CounterStore {
   /**
    * `readFailure`: the batch read failed, and every read says so. `writeFailure`: the batch write
    * failed, and every write of a key not in `committed` says so — the engine then routes each
-   * writing rule to its `on_error`. `committed`: keys an earlier pass of this occurrence already
-   * wrote to the shared store; this pass's ops on them are those same ops (the evaluation is
-   * deterministic up to the event refusal that caused the pass), so they are counted, not sent
-   * again, and cannot be taken back.
+   * writing rule to its `on_error`. `committed`: by store key, what an earlier pass of this
+   * occurrence already wrote to the shared store; this pass's ops on those keys are those same ops
+   * (the evaluation is deterministic up to the event refusal that caused the pass), so they are
+   * counted, not sent again, and cannot be taken back.
    */
   constructor(
     keys: readonly CounterKey[],
     readonly initial: readonly CounterValues[],
     private readonly readFailure?: string,
     private readonly writeFailure?: string,
-    private readonly committed: ReadonlySet<string> = NONE,
+    private readonly committed: ReadonlyMap<string, Committed> = NONE,
   ) {
     keys.forEach((k, i) => this.values.set(counterKeyString(k), { ...(initial[i] ?? ZERO_COUNTERS) }));
   }
@@ -206,24 +206,33 @@ export class SnapshotStore implements CounterStore {
 
   /**
    * The keys written by an earlier pass that this one did not write again — rules a refused event
-   * left unreached ([OAR-EVAL-12]) — with the values `written` gave them: the store holds them, so
-   * the decision reports them ([OAR-FIRE-9]: nothing applied goes unreported).
+   * left unreached ([OAR-EVAL-12]) — with the values the store now holds: the decision reports them
+   * ([OAR-FIRE-9]: nothing applied goes unreported). An untouched key still has its value from the
+   * read, so [OAR-CONF-21] (only a counter whose value changed) is judged against that.
    */
-  kept(keys: readonly CounterKey[], written: readonly CounterOp[]): { key: CounterKey; values: CounterValues }[] {
-    const out: { key: CounterKey; values: CounterValues }[] = [];
-    if (this.committed.size === this.touched.size) return out;
-    keys.forEach((key, i) => {
-      const id = counterKeyString(key);
-      if (!this.committed.has(id) || this.touched.has(id)) return;
-      const values = new Map([[id, { ...(this.initial[i] ?? ZERO_COUNTERS) }]]);
-      for (const op of written) if (counterKeyString(op.key) === id) applyCounterOp(values, op);
-      const before = this.initial[i] ?? ZERO_COUNTERS;
-      const after = values.get(id) as CounterValues;
-      // [OAR-CONF-21] only a counter whose value changed.
-      if (after.fire_count !== before.fire_count || after.breaker_count !== before.breaker_count) out.push({ key, values: after });
-    });
+  kept(): Committed[] {
+    const out: Committed[] = [];
+    for (const [id, held] of this.committed) {
+      if (this.touched.has(id)) continue;
+      const before = this.values.get(id) ?? ZERO_COUNTERS;
+      if (held.values.fire_count !== before.fire_count || held.values.breaker_count !== before.breaker_count) out.push(held);
+    }
     return out;
+  }
+
+  /** What this pass's batch, once written, holds for each of its keys: the next pass's `committed`. */
+  commit(into: Map<string, Committed>): void {
+    for (const op of this.pending) {
+      const id = counterKeyString(op.key);
+      into.set(id, { key: op.key, values: { ...(this.values.get(id) ?? ZERO_COUNTERS) } });
+    }
   }
 }
 
-const NONE: ReadonlySet<string> = new Set();
+/** A counter an earlier pass of the occurrence wrote, and the values the shared store holds for it. */
+export interface Committed {
+  readonly key: CounterKey;
+  readonly values: CounterValues;
+}
+
+const NONE: ReadonlyMap<string, Committed> = new Map();

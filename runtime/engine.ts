@@ -27,8 +27,8 @@
  * facts, detector results and counter snapshot.
  */
 import { checkBundle, type Bundle, type BundleRule, type BundleSymbol, type SideEffect } from './bundle.js';
-import { MemoryCounterStore, checkedCounters, isMemoryStore, counterKeyString, counterName, type CounterAction, type CounterKey, type CounterOp, type CounterStore, type CounterValues } from './counters.js';
-import { SnapshotStore, checkedAsyncCounters, isVersioned, macrotask, type AsyncCounterStore } from './async-counters.js';
+import { MemoryCounterStore, checkedCounters, isMemoryStore, counterKeyString, counterName, type CounterAction, type CounterKey, type CounterStore, type CounterValues } from './counters.js';
+import { SnapshotStore, checkedAsyncCounters, isVersioned, macrotask, type AsyncCounterStore, type Committed } from './async-counters.js';
 import { EventLedger } from './event-ledger.js';
 import { SessionQueue } from './session-queue.js';
 import { SessionTable, type SessionBound } from './session-table.js';
@@ -455,7 +455,8 @@ class RuleEngine implements Engine {
 
   /**
    * One decision against a counter store behind a network ([OAR-FIRE-6]): plan, read once,
-   * evaluate against the snapshot, write once, then publish the decision's events (see EventLedger). Against a versioned store the write is applied only
+   * evaluate against the snapshot, write once, then publish the decision's events (EventLedger).
+   * Against a versioned store the write is applied only
    * if the session's counters are still those read; if another replica moved them meanwhile, the
    * occurrence is read and evaluated again (at most `MAX_ATTEMPTS` times), so decisions across
    * replicas are serialisable too. Lazy providers are asked at most once across every evaluation
@@ -507,12 +508,11 @@ class RuleEngine implements Engine {
       // Passes over this read: each writes what the one before had not ([OAR-FIRE-6]: one
       // snapshot), then publishes its events; a refused event makes its rule fail, and the next
       // pass decides with that. Each pass refuses one event more or ends, so they are bounded.
-      const written: CounterOp[] = [];
-      const committed = new Set<string>();
+      const committed = new Map<string, Committed>();
       let stepWritten = false;
       let writeFailure: string | undefined;
       for (;;) {
-        const snapshot = new SnapshotStore(readFailure === undefined ? keys : [], initial, readFailure, writeFailure, committed.size === 0 ? undefined : new Set(committed));
+        const snapshot = new SnapshotStore(readFailure === undefined ? keys : [], initial, readFailure, writeFailure, committed.size === 0 ? undefined : new Map(committed));
         const [decision, step] = this.evaluateShared(occ, snapshot, ledger?.pass(), memo, window);
         const shared = shares && !stepWritten && step !== undefined && decision.decision !== 'block' ? { tool: step, window: windowSize } : undefined;
         if (snapshot.pending.length > 0 || shared !== undefined) {
@@ -523,7 +523,7 @@ class RuleEngine implements Engine {
             else {
               // Only a first write is conditional: after one held (or an event reached the
               // stream), reading afresh could decide differently from what was already applied.
-              const fresh = written.length === 0 && !stepWritten && !(ledger?.started ?? false);
+              const fresh = committed.size === 0 && !stepWritten && !(ledger?.started ?? false);
               if (!(await versioned.applyIfUnchanged(session, fresh ? version : '', snapshot.pending, shared))) {
                 if (fresh && attempt < MAX_ATTEMPTS) break;
                 refused = fresh
@@ -536,10 +536,7 @@ class RuleEngine implements Engine {
             refused = describeThrown(e);
           }
           if (refused === undefined) {
-            for (const op of snapshot.pending) {
-              written.push(op);
-              committed.add(counterKeyString(op.key));
-            }
+            snapshot.commit(committed);
             if (shared !== undefined) stepWritten = true;
           } else if (snapshot.pending.length > 0) {
             // [OAR-FIRE-9] the increments were not applied: every rule that declared one cannot
@@ -550,7 +547,7 @@ class RuleEngine implements Engine {
           }
         }
         if (ledger !== undefined && !ledger.publish()) continue;
-        for (const { key, values } of snapshot.kept(keys, written)) decision.counters[counterName(key)] = { ...values };
+        for (const { key, values } of snapshot.kept()) decision.counters[counterName(key)] = { ...values };
         return this.admitted(session, decision, step);
       }
     }
