@@ -224,15 +224,18 @@ export class SnapshotStore implements CounterStore {
   commit(into: Map<string, Committed>): void {
     for (const op of this.pending) {
       const id = counterKeyString(op.key);
-      into.set(id, { key: op.key, values: { ...(this.values.get(id) ?? ZERO_COUNTERS) } });
+      let held = into.get(id);
+      if (held === undefined) into.set(id, (held = { key: op.key, values: { ...(this.values.get(id) ?? ZERO_COUNTERS) }, ops: [] }));
+      held.ops.push(op);
     }
   }
 }
 
-/** A counter an earlier pass of the occurrence wrote, and the values the shared store holds for it. */
+/** A counter an earlier pass of the occurrence wrote: the ops written, and the values the shared store holds for it. */
 export interface Committed {
   readonly key: CounterKey;
   readonly values: CounterValues;
+  readonly ops: CounterOp[];
 }
 
 const NONE: ReadonlyMap<string, Committed> = new Map();

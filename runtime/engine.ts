@@ -547,7 +547,13 @@ class RuleEngine implements Engine {
           }
         }
         if (ledger !== undefined && !ledger.publish()) continue;
-        for (const { key, values } of snapshot.kept()) decision.counters[counterName(key)] = { ...values };
+        // Writes the store holds of rules this pass did not apply again (a refused event left them
+        // unreached, or failed its rule before its counter actions): reported as applied, as a
+        // store without `restore` reports them in decide() ([OAR-FIRE-9]).
+        for (const { key, values, ops } of snapshot.kept()) {
+          decision.counters[counterName(key)] = { ...values };
+          for (const op of ops) decision.onFire.push({ rule: key.rule, action: op.action });
+        }
         return this.admitted(session, decision, step);
       }
     }

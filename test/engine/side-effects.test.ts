@@ -655,6 +655,26 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
       expect(records).toEqual([]); // C was not reached: its event is never published
       expect(mem.read({ rule: 'c/C', session: '' }).fire_count).toBe(1);
       expect(d.counters).toEqual({ 'c/C': { fire_count: 1, breaker_count: 0 } });
+      expect(d.onFire).toEqual([{ rule: 'c/C', action: 'increment_counter' }]);
+    }
+  });
+
+  it('[OAR-FIRE-9] decideAsync: a rule whose first event is refused after its increment was written keeps the increment in counters and onFire alike', async () => {
+    // The pass after the refusal fails the rule at that first event, before its counter action:
+    // the increment the store holds is reported from what was written.
+    for (const b of BACKENDS) {
+      const mem = new MemoryCounterStore();
+      const h = harness({
+        capability: CAP,
+        rules: [r('OPEN2', 'allow', { on_fire: ['publish_event', 'increment_counter', 'publish_event'], on_error: 'fail_open' })],
+        options: () => ({ events: sink([], [], ['c/OPEN2']), asyncCounters: asyncStore(mem, []) }),
+      });
+      const d = await h.engines[b].decideAsync({ anchor: PRE });
+      expect(trace(d)).toEqual(['c/OPEN2:errored']);
+      expect(mem.read({ rule: 'c/OPEN2', session: '' }).fire_count).toBe(1);
+      expect(d.counters).toEqual({ 'c/OPEN2': { fire_count: 1, breaker_count: 0 } });
+      expect(d.onFire).toEqual([{ rule: 'c/OPEN2', action: 'increment_counter' }]);
+      expect(d.events).toEqual([]);
     }
   });
 
