@@ -6,6 +6,7 @@
 import { writeJson } from '../compiler/load/json.js';
 import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
 import { SourceLines, codeFrame } from './frame.js';
+import { plural } from '../runtime/plural.js';
 
 export interface Io {
   out(text: string): void;
@@ -64,7 +65,6 @@ export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): vo
 export function tally(diagnostics: readonly Diagnostic[]): string {
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.length - errors;
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   return warnings > 0 ? `${plural(errors, 'error')}, ${plural(warnings, 'warning')}` : plural(errors, 'error');
 }
 

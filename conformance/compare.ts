@@ -27,6 +27,7 @@
  */
 import type { CounterValues, Decision } from '../runtime/index.js';
 import type { DiffEntry } from './result.js';
+import { plural } from '../runtime/plural.js';
 
 /** What one occurrence (or, for counters, a whole run) produced, in the shape `expected` asserts. */
 export interface Actual {
@@ -170,7 +171,7 @@ function compareList(key: string, rule: ItemRule, expected: readonly unknown[], 
   }
   if (note === undefined && expected.length !== actual.length) {
     const extra = actual.length > expected.length ? `; first extra: ${show(shown[expected.length])}` : `; first missing: ${show(expected[actual.length])}`;
-    note = `${key}: expected ${expected.length} item${expected.length === 1 ? '' : 's'}, actual ${actual.length}${extra}`;
+    note = `${key}: expected ${plural(expected.length, 'item')}, actual ${actual.length}${extra}`;
   }
   if (note === undefined) return undefined;
   return { key, entry: { expected: [...expected], actual: shown }, note };

@@ -20,6 +20,7 @@ import { didYouMean } from '../runtime/suggest.js';
 import { RUNNER_HELP, RUNNER_USAGE as USAGE } from './help.js';
 import { runFixtures } from './runner.js';
 import { reportJson, reportProblems, type CaseResult, type ConformanceReport } from './result.js';
+import { plural } from '../runtime/plural.js';
 
 export { buildReport, reportJson, reportProblems, toJson, ENGINE_NAME } from './result.js';
 export type { AdoptableCapabilities, CaseResult, ConformanceReport, DiffEntry, Verdict } from './result.js';
@@ -43,7 +44,7 @@ export function renderTable(report: ConformanceReport): string {
       `activity window up to ${cap.activity_window_max}; expression nodes up to ${cap.expression_nodes_max}`,
   );
   const corpus = report.corpus;
-  lines.push(`corpus: ${corpus.paths.join(', ')} — ${corpus.fixture_files} fixture file${corpus.fixture_files === 1 ? '' : 's'}${(corpus.manifests ?? []).map((m) => `, ${m.fixtures} listed in ${m.file}`).join('')}; sha256 ${corpus.sha256}`);
+  lines.push(`corpus: ${corpus.paths.join(', ')} — ${plural(corpus.fixture_files, 'fixture file')}${(corpus.manifests ?? []).map((m) => `, ${m.fixtures} listed in ${m.file}`).join('')}; sha256 ${corpus.sha256}`);
   lines.push('');
   const idWidth = Math.min(48, report.cases.reduce((w, c) => Math.max(w, c.id.length), 2));
   lines.push(`${'VERDICT'.padEnd(8)} ${'ID'.padEnd(idWidth)} FILE`);
@@ -55,7 +56,7 @@ export function renderTable(report: ConformanceReport): string {
   const c = report.counts;
   // The failed count is the last line's (errored included), so the two lines never disagree.
   const errored = c.errored > 0 ? ` (${c.errored} errored: could not be run)` : '';
-  lines.push(`${report.total} fixture${report.total === 1 ? '' : 's'}: ${c.passed} passed, ${c.failed + c.errored} failed${errored}, ${c.skipped} skipped (not adoptable)`);
+  lines.push(`${plural(report.total, 'fixture')}: ${c.passed} passed, ${c.failed + c.errored} failed${errored}, ${c.skipped} skipped (not adoptable)`);
   lines.push(summaryLine(report));
   return `${lines.join('\n')}\n`;
 }

@@ -2,6 +2,7 @@
 import { toJsonText } from './json.js';
 import type { RuleDiff } from './rules.js';
 import type { ChangeGroup, DiffRun, Outcome } from './run.js';
+import { plural } from '../runtime/plural.js';
 
 export interface DiffReport {
   /** True when no occurrence's outcome changed. */
@@ -18,7 +19,6 @@ export interface DiffReport {
   changes: ChangeGroup[];
 }
 
-const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
 function describeOutcome(o: Outcome): string {
   const parts = [o.decision, o.rule === null ? '' : `by ${o.rule}`];

@@ -19,6 +19,7 @@ import { checkSchemas, usesOfBundle, usesOfPack, type SchemaProblem } from './sc
 import { importSdk } from './sdk.js';
 import { schemaProblem } from './schema-problem.js';
 import { serverLineWriter, tapClientLines } from './lines.js';
+import { plural } from '../runtime/plural.js';
 
 export { McpProxy, type Anchors } from './proxy.js';
 export { checkSchemas, type SchemaProblem } from './schemas.js';
@@ -132,7 +133,7 @@ export async function startMcpProxy(o: McpOptions): Promise<RunningProxy> {
       }
       problems = checkSchemas(uses, tools);
       for (const p of problems) o.say(`check-schemas: ${p.source}: rule ${p.rule} ${p.message}`);
-      o.say(`check-schemas: ${uses.length} rule${uses.length === 1 ? '' : 's'} against ${tools.length} tool${tools.length === 1 ? '' : 's'}: ${problems.length === 0 ? 'no problems' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}`);
+      o.say(`check-schemas: ${plural(uses.length, 'rule')} against ${plural(tools.length, 'tool')}: ${problems.length === 0 ? 'no problems' : plural(problems.length, 'problem')}`);
     }
 
     const decide = async (occ: Occurrence, what: string) => {

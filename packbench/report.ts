@@ -1,6 +1,7 @@
 /** `oarc bench`'s text report: the figures as a reader scans them, and the baseline verdict. */
 import type { Comparison } from './compare.js';
 import type { Figures } from './run.js';
+import { plural } from '../runtime/plural.js';
 
 const ns = (x: number) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)} ms` : x >= 1e3 ? `${(x / 1e3).toFixed(2)} µs` : `${x.toFixed(0)} ns`);
 const rate = (x: number) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)} M/s` : x >= 1e3 ? `${(x / 1e3).toFixed(1)} k/s` : `${x}/s`);
@@ -14,9 +15,9 @@ function table(rows: string[][]): string {
 export function textReport(f: Figures): string {
   const out: string[] = [];
   const compile = f.pack.compile_ms;
-  out.push(`pack: ${f.pack.inputs.join(' ')} — ${f.pack.rules} rule${f.pack.rules === 1 ? '' : 's'}, bundle ${f.pack.bundle_bytes} bytes`);
+  out.push(`pack: ${f.pack.inputs.join(' ')} — ${plural(f.pack.rules, 'rule')}, bundle ${f.pack.bundle_bytes} bytes`);
   if (compile !== null) out.push(`compile: load+check ${compile.load.toFixed(1)} ms, emit ${compile.emit.toFixed(1)} ms, in process ${compile.in_process.toFixed(1)} ms`);
-  out.push(`occurrences: ${f.occurrences.file} — ${f.occurrences.count} in ${f.occurrences.sessions} session${f.occurrences.sessions === 1 ? '' : 's'}, reset between passes`);
+  out.push(`occurrences: ${f.occurrences.file} — ${f.occurrences.count} in ${plural(f.occurrences.sessions, 'session')}, reset between passes`);
   out.push(`method: ${f.method.samples} samples × ${f.method.passes_per_sample} passes, clock read ${f.method.timer_ns} ns subtracted, gc ${f.method.gc}, ${f.node}`);
   out.push('');
   const rows = [['back end', 'median', 'p99', 'robust sd', 'decisions/s', 'alloc/decision']];

@@ -5,6 +5,7 @@
 import { createEngine, decisionToJson, type Bundle, type Detector, type Occurrence } from '../runtime/index.js';
 import { PER_OCCURRENCE_MAX, Passes, allocationPerDecision, gcFunction, measure, type GcAccess, type Subject, type Workload } from './measure.js';
 import { round, summarize, type Summary } from './stats.js';
+import { plural } from '../runtime/plural.js';
 
 /** The `--json` document's version: bumped when a member a baseline comparison reads changes. */
 export const FIGURES_VERSION = 1;
@@ -64,7 +65,7 @@ export function runBench(input: BenchInput): Figures {
   const workload: Workload = { occurrences: input.occurrences };
   const subjects: Subject[] = input.bundles.map((b) => ({ name: b.name, engine: createEngine(b.bundle, { detectors: input.detectors }) }));
   const agree = backendsAgree(subjects, workload);
-  input.log?.(`oarc bench: ${input.occurrences.length} occurrence${input.occurrences.length === 1 ? '' : 's'}, back ends ${subjects.map((s) => s.name).join(', ')}, ${(input.timeMs / 1000).toFixed(1)} s`);
+  input.log?.(`oarc bench: ${plural(input.occurrences.length, 'occurrence')}, back ends ${subjects.map((s) => s.name).join(', ')}, ${(input.timeMs / 1000).toFixed(1)} s`);
   const m = measure(subjects, workload, { timeMs: input.timeMs });
   const { gc, access } = gcFunction();
   const backends: Record<string, BackendFigures> = {};

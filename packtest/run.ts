@@ -30,6 +30,7 @@ import { Coverage, type CoverageReport } from './coverage.js';
 import { DetectorModuleError, importDetectors, missingDetector } from './detectors.js';
 import { discoverTestFiles } from './discover.js';
 import { TestFileError, readTestFile, type Obj, type TestCase, type TestFile } from './testfile.js';
+import { plural } from '../runtime/plural.js';
 
 /** Which back ends run each test; `both` also fails a test on any difference between them. */
 export type BackendChoice = Backend | 'both';
@@ -94,7 +95,7 @@ export async function runTestFile(file: string, coverage: Coverage, opts: RunOpt
   const loaded = loadPackFiles({ capability: tf.capability, rules: tf.rules, configs: tf.configs });
   if (!loaded.ok) {
     const errors = loaded.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
-    return fail([`${file}: the pack does not load (${errors.length} error${errors.length === 1 ? '' : 's'}):`, ...errors]);
+    return fail([`${file}: the pack does not load (${plural(errors.length, 'error')}):`, ...errors]);
   }
   let detectors: Record<string, Detector> = {};
   if (tf.detectors !== undefined) {

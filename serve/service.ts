@@ -10,6 +10,7 @@ import type { DecisionLog, MaskPath } from './decision-log.js';
 import { mask } from './decision-log.js';
 import type { Metrics } from './metrics.js';
 import { loadServedPack, type LoadProblem, type PackSource } from './pack.js';
+import { plural } from '../runtime/plural.js';
 
 export interface BundleInfo {
   revision: string;
@@ -92,7 +93,7 @@ export class Service {
         this.serving = { engine, bundle, info: { revision, compiler: bundle.compiler, rules: bundle.rules.length, loaded_at: at, warnings: r.warnings } };
         report = { ok: true, at, revision };
         for (const w of r.warnings) this.opts.say(w.message);
-        this.opts.say(`${first ? 'loaded' : 'reloaded'} revision ${revision}: ${bundle.rules.length} rule${bundle.rules.length === 1 ? '' : 's'}`);
+        this.opts.say(`${first ? 'loaded' : 'reloaded'} revision ${revision}: ${plural(bundle.rules.length, 'rule')}`);
       } else {
         report = { ok: false, at, problems: r.problems };
       }

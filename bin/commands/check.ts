@@ -6,6 +6,7 @@ import { PACK_OPTIONS, loadRequestedPack, packRequest, type PackRequest } from '
 import { rerunOnChange } from '../../watch/index.js';
 import { FORMATS, githubReport, jsonReport, sarifReport, type Format } from '../report.js';
 import { didYouMean } from '../../runtime/suggest.js';
+import { plural } from '../../runtime/plural.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
@@ -61,12 +62,12 @@ async function check(req: PackRequest, fmt: Format, limit: number | undefined, i
     return EXIT_INPUT;
   }
   if (tooMany) {
-    io.err(`oarc check: ${warnings} warning${warnings === 1 ? '' : 's'}, more than --max-warnings ${limit}\n`);
+    io.err(`oarc check: ${plural(warnings, 'warning')}, more than --max-warnings ${limit}\n`);
     return EXIT_INPUT;
   }
   if (fmt === 'text') {
     const n = r.pack.rules.length;
-    io.out(`ok: ${n} rule${n === 1 ? '' : 's'}${warnings > 0 ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}\n`);
+    io.out(`ok: ${plural(n, 'rule')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}\n`);
   }
   return EXIT_OK;
 }

@@ -6,6 +6,7 @@ import { bool, parse, required, str, type Parsed } from '../args.js';
 import { EXIT_INPUT, EXIT_OK, InputError, UsageError, ioReason } from '../errors.js';
 import { printDiagnostics, tally, type Io } from '../output.js';
 import { PACK_OPTIONS, loadRequestedPack, packRequest } from '../pack.js';
+import { plural } from '../../runtime/plural.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
@@ -59,7 +60,7 @@ export async function compileCommand(argv: readonly string[], io: Io): Promise<n
   }
   write(output, text);
   if (dts !== undefined) write(dts, compileDeclarations(r.pack));
-  io.err(`oarc compile: ${r.pack.rules.length} rule${r.pack.rules.length === 1 ? '' : 's'} → ${output}${dts === undefined ? '' : ` (declarations: ${dts})`}\n`);
+  io.err(`oarc compile: ${plural(r.pack.rules.length, 'rule')} → ${output}${dts === undefined ? '' : ` (declarations: ${dts})`}\n`);
   return EXIT_OK;
 }
 

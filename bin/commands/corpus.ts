@@ -10,6 +10,7 @@ import { bool, parse, required, strs } from '../args.js';
 import { EXIT_INPUT, EXIT_OK, ExitError, InputError, UsageError } from '../errors.js';
 import { painter, toJson, type Io } from '../output.js';
 import { didYouMean } from '../../runtime/suggest.js';
+import { plural } from '../../runtime/plural.js';
 
 const CHECK = { strict: { type: 'boolean' }, json: { type: 'boolean' } } as const;
 const EVAL = { corpus: { type: 'string', multiple: true }, labeled: { type: 'string' }, strict: { type: 'boolean' }, json: { type: 'boolean' } } as const;
@@ -24,7 +25,6 @@ export async function corpusCommand(argv: readonly string[], io: Io): Promise<nu
 }
 
 const sources = (files: readonly string[]): CorpusSource[] => files.map((path) => ({ path }));
-const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
 function printCorpusDiagnostics(io: Io, ds: readonly CorpusDiagnostic[]): void {
   const paint = painter(io.colour.err);

@@ -12,6 +12,7 @@ import { hostInputProblem, loadDetectorModule, loadRules, readOccurrences, requi
 import { createEngine, occurrenceToJson } from '../../runtime/index.js';
 import { parseSeed } from '../../fuzz/prng.js';
 import { didYouMean } from '../../runtime/suggest.js';
+import { plural } from '../../runtime/plural.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
@@ -45,7 +46,7 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
     newFiles = strs(p, 'new');
     if (oldFiles.length === 0 || newFiles.length === 0) throw new UsageError(`missing --${oldFiles.length === 0 ? 'old' : 'new'} <rules>: give both --old and --new`);
   } else {
-    if (p.positionals.length !== 2) throw new UsageError(`give two packs, <old> <new> (each a rule file or a directory), or --old <files…> --new <files…>; got ${p.positionals.length} argument${p.positionals.length === 1 ? '' : 's'}`);
+    if (p.positionals.length !== 2) throw new UsageError(`give two packs, <old> <new> (each a rule file or a directory), or --old <files…> --new <files…>; got ${plural(p.positionals.length, 'argument')}`);
     oldFiles = [p.positionals[0] as string];
     newFiles = [p.positionals[1] as string];
   }

@@ -17,6 +17,7 @@ import { painter, printDiagnostics, tally, toJson, type Io } from '../output.js'
 import { locatedError, readOccurrenceFile, readOccurrenceStream, summarize, toOccurrence, type RawOccurrence } from '../occurrence.js';
 import { PACK_OPTIONS, loadRequestedPack } from '../pack.js';
 import { didYouMean } from '../../runtime/suggest.js';
+import { plural } from '../../runtime/plural.js';
 
 const OPTIONS = {
   ...PACK_OPTIONS,
@@ -103,7 +104,7 @@ export async function evalCommand(argv: readonly string[], io: Io): Promise<numb
   }
   if (gated.length === 0) return EXIT_OK;
   // Every occurrence is still decided and printed; the status says a listed effect came up.
-  io.err(`oarc eval: --fail-on ${[...gate].join(',')}: ${gated.length} of ${n} occurrence${n === 1 ? '' : 's'} decided so (${gated.join(', ')})\n`);
+  io.err(`oarc eval: --fail-on ${[...gate].join(',')}: ${gated.length} of ${plural(n, 'occurrence')} decided so (${gated.join(', ')})\n`);
   return EXIT_DECISION;
 }
 

@@ -7,6 +7,7 @@ import { bool, parse } from '../args.js';
 import { EXIT_INPUT, EXIT_OK } from '../errors.js';
 import { painter, printDiagnostics, tally, toJson, type Io } from '../output.js';
 import { PACK_OPTIONS, loadRequestedPack, packRequest } from '../pack.js';
+import { plural } from '../../runtime/plural.js';
 
 const OPTIONS = { ...PACK_OPTIONS, json: { type: 'boolean' }, strict: { type: 'boolean' } } as const;
 
@@ -44,7 +45,7 @@ export async function portabilityCommand(argv: readonly string[], io: Io): Promi
   }
   const nonPortable = report.filter((e) => !e.portable).length;
   const n = report.length;
-  io.out(`${n} rule${n === 1 ? '' : 's'}: ${n - nonPortable} portable, ${nonPortable} not portable (host ${r.pack.capability.host})\n`);
+  io.out(`${plural(n, 'rule')}: ${n - nonPortable} portable, ${nonPortable} not portable (host ${r.pack.capability.host})\n`);
   if (failure !== undefined) io.err(`oarc portability: ${failure}\n`);
   return status;
 }

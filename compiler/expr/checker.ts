@@ -8,6 +8,7 @@ import type { CmpMode, ExprType, TExpr } from './typed.js';
 import type { SymbolEntry, SymbolTable } from '../../runtime/types.js';
 import { INT64_MAX, INT64_MIN } from '../../runtime/int64.js';
 import { closest, meantHint } from '../../runtime/suggest.js';
+import { plural } from '../../runtime/plural.js';
 
 export interface CheckError {
   readonly clause: string;
@@ -231,7 +232,7 @@ class Checker {
   private builtin(name: string, args: readonly Expr[], offset: number): Out {
     const want = name === 'size' ? 1 : 2;
     if (args.length !== want) {
-      return this.err('OAR-EXPR-16', name, offset, `${name} takes ${want} argument${want === 1 ? '' : 's'}, got ${args.length}`);
+      return this.err('OAR-EXPR-16', name, offset, `${name} takes ${plural(want, 'argument')}, got ${args.length}`);
     }
     const typed = args.map((a) => this.check(a));
     if (typed.some((x) => x === ERR)) return ERR;
