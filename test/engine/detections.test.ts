@@ -7,9 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../compiler/index.js';
-import type { AsyncCounterStore } from '../../runtime/async-counters.js';
 import { MemoryCounterStore, type DetectorInput } from '../../runtime/index.js';
-import { BACKENDS, cap, harness, rule, trace } from './harness.js';
+import { asyncMemory, BACKENDS, cap, harness, rule, trace } from './harness.js';
 
 const PRE = 'tool.pre_invoke';
 const CAP = cap({ profiles: ['tool'], hostFacts: [{ name: 'acme.gw.n', type: 'int' }], detectors: ['detector://count'] });
@@ -56,11 +55,7 @@ describe('[OAR-FACT-11] detector results per occurrence', () => {
   });
 
   it('keeps each occurrence\'s results its own through decideAsync, calls in flight together included', async () => {
-    const asyncCounters = (): AsyncCounterStore => {
-      const m = new MemoryCounterStore();
-      return { readMany: async (keys) => keys.map((k) => ({ ...m.read(k) })), applyMany: async (ops) => m.apply(ops) };
-    };
-    const { h, calls } = setup(() => ({ asyncCounters: asyncCounters() }));
+    const { h, calls } = setup(() => ({ asyncCounters: asyncMemory() }));
     const names = ['t4', 't3', 't0', 't4'];
     for (const b of BACKENDS) {
       const ds = await Promise.all(names.map((name) => h.engines[b].decideAsync({ anchor: PRE, session: `s-${name}`, toolCall: { name } })));

@@ -7,11 +7,10 @@
  * shortcut, and `decideAsync`.
  */
 import { describe, expect, it } from 'vitest';
-import type { AsyncCounterStore } from '../../runtime/async-counters.js';
-import { MemoryCounterStore, type Decision, type Detector, type Occurrence } from '../../runtime/index.js';
+import type { Decision, Detector, Occurrence } from '../../runtime/index.js';
 import { detectorResult } from '../../runtime/detectors.js';
 import { isRaise } from '../../runtime/raise.js';
-import { BACKENDS, cap, errorOf, harness, head, rule, trace } from './harness.js';
+import { asyncMemory, BACKENDS, cap, errorOf, harness, head, rule, trace } from './harness.js';
 
 const PRE = 'tool.pre_invoke';
 const CAP = cap({ profiles: ['tool'], hostFacts: [{ name: 'acme.gw.n', type: 'int' }], detectors: ['detector://host'] });
@@ -37,10 +36,6 @@ const NOT_RESULTS: Record<string, () => unknown> = {
   'a number': () => 0,
 };
 
-function asyncMemory(): AsyncCounterStore {
-  const m = new MemoryCounterStore();
-  return { readMany: async (keys) => keys.map((k) => ({ ...m.read(k) })), applyMany: async (ops) => m.apply(ops) };
-}
 
 /** Decide on every back end (the harness asserts they agree) and through decideAsync on each. */
 async function everywhere(rules: string[], detector: () => unknown, occ: () => Occurrence = () => ({ anchor: PRE, toolCall: { name: 'x' } })): Promise<Decision> {

@@ -16,7 +16,8 @@ import { expect } from 'vitest';
 import { compileToBundle, loadPackTexts, type Backend, type LoadedPack } from '../../compiler/index.js';
 import { formatDiagnostic, type Diagnostic } from '../../compiler/diagnostics.js';
 import { CORE_ANCHORS } from '../../compiler/load/vocabulary.js';
-import { createEngine, type Decision, type Engine, type EngineOptions, type Occurrence } from '../../runtime/index.js';
+import { createEngine, MemoryCounterStore, type Decision, type Engine, type EngineOptions, type Occurrence } from '../../runtime/index.js';
+import type { AsyncCounterStore } from '../../runtime/async-counters.js';
 
 export const BACKENDS: readonly Backend[] = ['specialised', 'compiled', 'interpreter'];
 
@@ -146,6 +147,22 @@ function comparable(d: Decision): unknown {
 }
 
 /** The trace as `<qualified id>:<outcome>` entries, in order ([OAR-CONF-21]). */
+/**
+ * An in-memory store behind the async interface, so `decideAsync` runs the same values: each op of
+ * a batch written is logged into `written` as `rule:action`, and every write is refused while
+ * `down()` says so.
+ */
+export function asyncMemory(mem = new MemoryCounterStore(), o: { written?: string[]; down?: () => boolean } = {}): AsyncCounterStore {
+  return {
+    readMany: async (keys) => keys.map((k) => ({ ...mem.read(k) })),
+    applyMany: async (ops) => {
+      if (o.down?.() === true) throw new Error('redis down');
+      for (const op of ops) o.written?.push(`${op.key.rule}:${op.action}`);
+      mem.apply(ops);
+    },
+  };
+}
+
 export function trace(d: Decision): string[] {
   return d.applied.map((t) => `${t.rule}:${t.outcome}`);
 }

@@ -9,10 +9,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../compiler/index.js';
-import type { AsyncCounterStore } from '../../runtime/async-counters.js';
-import { HostInputError, MemoryCounterStore, type Decision, type Occurrence } from '../../runtime/index.js';
+import { HostInputError, type Decision, type Occurrence } from '../../runtime/index.js';
 import { propertyConfig, runProperty } from '../property/run.js';
-import { BACKENDS, cap, errorOf, harness, rule, trace } from './harness.js';
+import { asyncMemory, BACKENDS, cap, errorOf, harness, rule, trace } from './harness.js';
 
 const PRE = 'tool.pre_invoke';
 const HOST = [
@@ -68,11 +67,6 @@ const THROWABLES: readonly (() => unknown)[] = [
 let detectorResult: () => unknown = () => ({});
 const options = () => ({ detectors: { 'detector://hostile': () => detectorResult() as Readonly<Record<string, unknown>> } });
 
-/** An in-memory store behind the async interface, so `decideAsync` runs the same values. */
-function asyncMemory(): AsyncCounterStore {
-  const m = new MemoryCounterStore();
-  return { readMany: async (keys) => keys.map((k) => ({ ...m.read(k) })), applyMany: async (ops) => m.apply(ops) };
-}
 
 function assertDescribed(d: Decision): void {
   for (const t of d.applied) {

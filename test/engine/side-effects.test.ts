@@ -15,7 +15,7 @@ import {
   type EventSink,
 } from '../../runtime/index.js';
 import type { Backend } from '../../compiler/index.js';
-import { BACKENDS, cap, fired, harness, head, rule, trace } from './harness.js';
+import { asyncMemory, BACKENDS, cap, fired, harness, head, rule, trace } from './harness.js';
 
 const CAP = cap({
   profiles: ['tool'],
@@ -563,18 +563,6 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
     expect(d.events.map((e) => e.rule)).toEqual(['c/B_X']);
   });
 
-  /** An async store over `mem` that logs each batch written, and refuses every write while `down()`. */
-  function asyncStore(mem: MemoryCounterStore, written: string[], down: () => boolean = () => false) {
-    return {
-      readMany: async (keys: readonly CounterKey[]) => keys.map((k) => ({ ...mem.read(k) })),
-      applyMany: async (ops: readonly CounterOp[]) => {
-        if (down()) throw new Error('redis down');
-        for (const op of ops) written.push(`${op.key.rule}:${op.action}`);
-        mem.apply(ops);
-      },
-    };
-  }
-
   it('[OAR-FIRE-9] [OAR-OPS-4] decideAsync: an event refused after the batch write makes its rule fail; its increment, already in the store, stands and is reported', async () => {
     // decideAsync publishes an occurrence's events once its counter writes are in the store
     // (runtime/event-ledger.ts), so a failed write never leaves a published event behind; the
@@ -586,7 +574,7 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
       const h = harness({
         capability: CAP,
         rules: [r('R', 'warn', { on_fire: ['increment_counter', 'publish_event'], on_error: 'fail_open' }), r('OK', 'nudge', { on_fire: ['increment_counter', 'publish_event'] })],
-        options: () => ({ events: sink([], records, ['c/R']), asyncCounters: asyncStore(mem, written) }),
+        options: () => ({ events: sink([], records, ['c/R']), asyncCounters: asyncMemory(mem, { written }) }),
       });
       const d = await h.engines[b].decideAsync({ anchor: PRE });
       expect(trace(d)).toEqual(['c/OK:fired', 'c/R:errored']);
@@ -608,7 +596,7 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
           rules: [r('X', 'warn', { on_fire: ['publish_event', 'publish_event'], on_error: 'fail_open' }), r('Y', 'nudge', { on_fire: ['increment_counter'], on_error: 'fail_open' })],
           options: () => ({
             events: { publish: (e: EventRecord) => { if (++n === 2) throw new Error('refused'); published.push(e.rule); } },
-            asyncCounters: asyncStore(new MemoryCounterStore(), [], () => storeDown),
+            asyncCounters: asyncMemory(undefined, { down: () => storeDown }),
           }),
         });
         const d = await h.engines[b].decideAsync({ anchor: PRE });
@@ -628,7 +616,7 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
           r('A', 'warn', { on_fire: ['publish_event', 'increment_counter'], on_error: 'fail_closed' }),
           r('C', 'nudge', { on_fire: ['publish_event'] }),
         ],
-        options: () => ({ events: sink([], records), asyncCounters: asyncStore(new MemoryCounterStore(), [], () => true) }),
+        options: () => ({ events: sink([], records), asyncCounters: asyncMemory(undefined, { down: () => true }) }),
       });
       const d = await h.engines[b].decideAsync({ anchor: PRE });
       expect(head(d)).toEqual({ decision: 'block', code: 'A', rule: 'c/A' });
@@ -647,7 +635,7 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
       const h = harness({
         capability: CAP,
         rules: [r('B', 'warn', { on_fire: ['publish_event'], on_error: 'fail_closed' }), r('C', 'nudge', { on_fire: ['increment_counter', 'publish_event'] })],
-        options: () => ({ events: sink([], records, ['c/B']), asyncCounters: asyncStore(mem, []) }),
+        options: () => ({ events: sink([], records, ['c/B']), asyncCounters: asyncMemory(mem) }),
       });
       const d = await h.engines[b].decideAsync({ anchor: PRE });
       expect(head(d)).toEqual({ decision: 'block', code: 'B', rule: 'c/B' });
@@ -667,7 +655,7 @@ describe('[OAR-FIRE-7] [OAR-FIRE-8] [OAR-FIRE-9] events, order, obligations', ()
       const h = harness({
         capability: CAP,
         rules: [r('OPEN2', 'allow', { on_fire: ['publish_event', 'increment_counter', 'publish_event'], on_error: 'fail_open' })],
-        options: () => ({ events: sink([], [], ['c/OPEN2']), asyncCounters: asyncStore(mem, []) }),
+        options: () => ({ events: sink([], [], ['c/OPEN2']), asyncCounters: asyncMemory(mem) }),
       });
       const d = await h.engines[b].decideAsync({ anchor: PRE });
       expect(trace(d)).toEqual(['c/OPEN2:errored']);

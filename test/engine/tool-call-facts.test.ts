@@ -8,18 +8,13 @@
  * ([OAR-CONF-26]) — never a `HostInputError`, never a second behaviour behind an option.
  */
 import { describe, expect, it } from 'vitest';
-import type { AsyncCounterStore } from '../../runtime/async-counters.js';
-import { MemoryCounterStore, type Decision, type Occurrence } from '../../runtime/index.js';
-import { BACKENDS, cap, harness, head, rule, trace } from './harness.js';
+import type { Decision, Occurrence } from '../../runtime/index.js';
+import { asyncMemory, BACKENDS, cap, harness, head, rule, trace } from './harness.js';
 
 const PRE = 'tool.pre_invoke';
 const CAP = cap({ profiles: ['tool'], window: 2 });
 const tool = (fields: Record<string, unknown>) => rule({ anchor: PRE, requires: { profiles: ['tool'] }, ...fields });
 
-function asyncMemory(): AsyncCounterStore {
-  const m = new MemoryCounterStore();
-  return { readMany: async (keys) => keys.map((k) => ({ ...m.read(k) })), applyMany: async (ops) => m.apply(ops) };
-}
 
 /** decide on every back end (the harness asserts they agree), and decideAsync on each agreeing. */
 async function everywhere(rules: string[], occ: Occurrence): Promise<Decision> {
