@@ -456,11 +456,10 @@ class RuleEngine implements Engine {
   /**
    * One decision against a counter store behind a network ([OAR-FIRE-6]): plan, read once,
    * evaluate against the snapshot, write once, then publish the decision's events (EventLedger).
-   * Against a versioned store the write is applied only
-   * if the session's counters are still those read; if another replica moved them meanwhile, the
-   * occurrence is read and evaluated again (at most `MAX_ATTEMPTS` times), so decisions across
-   * replicas are serialisable too. Lazy providers are asked at most once across every evaluation
-   * ([OAR-FACT-11]): their results are kept in `memo`.
+   * Against a versioned store the write is applied only if the session's counters are still those
+   * read; if another replica moved them meanwhile, the occurrence is read and evaluated again (at
+   * most `MAX_ATTEMPTS` times), so decisions across replicas are serialisable too. Lazy providers
+   * are asked at most once across every evaluation ([OAR-FACT-11]): their results are kept in `memo`.
    */
   private async decideShared(store: AsyncCounterStore, occ: Occurrence): Promise<Decision> {
     const session = occ.session ?? DEFAULT_SESSION;
